@@ -574,8 +574,8 @@ func TestObservedRejectsAndAccepts(t *testing.T) {
 }
 
 // genUnifiedBenchEvents writes n events the way gen_unified.py (the generator
-// of the validate throughput benchmark, in the shared bench directory) does
-// (the generator of the throughput benchmark), with a Go random source.
+// of the validate throughput benchmark, in the shared bench directory) does,
+// with a Go random source.
 func genUnifiedBenchEvents(n int) []map[string]any {
 	r := rand.New(rand.NewPCG(7, 7))
 	const ts = "2025-12-03T10:00:00.000Z"
