@@ -1,0 +1,80 @@
+// Command agentconform proves that software which drives AI coding CLIs
+// (Claude Code, Codex, Gemini CLI) works: it validates captured streams
+// against what the real CLIs emit and against the contracts adapters
+// promise.
+//
+// Usage:
+//
+//	agentconform validate [flags] [PATH... | -]
+//
+// Run "agentconform help" or "agentconform validate --help" for details.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK       = 0 // nothing wrong
+	exitFindings = 1 // violations found
+	exitUsage    = 2 // bad usage or an I/O error
+)
+
+// command is one subcommand.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"validate", "check captured JSONL streams line by line against schemas and sequence rules", runValidate},
+	}
+}
+
+// run dispatches to a subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			return run(ctx, []string{args[1], "--help"}, stdin, stdout, stderr)
+		}
+		usage(stdout)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "agentconform: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "agentconform proves that programs driving AI coding CLIs work.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: agentconform <command> [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'agentconform <command> --help' for a command's flags.")
+}

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/agentconform/agentconform/finding"
+	"github.com/agentconform/agentconform/fixtures"
+	"github.com/agentconform/agentconform/jsonl"
+	"github.com/agentconform/agentconform/reports"
+	"github.com/agentconform/agentconform/schemas"
+	"github.com/agentconform/agentconform/sequence"
+	"github.com/agentconform/agentconform/validate"
+)
+
+const validateUsage = `Usage: agentconform validate [flags] [PATH... | -]
+
+Checks JSONL streams line by line: framing and JSON, the schema of the
+stream's dialect (claude, claude-stdin, codex, gemini, unified, shim) and
+profile, and ordering and ID pairing. PATH may be a file, a directory
+(searched recursively for *.jsonl and *.ndjson) or - for stdin. With no
+PATH, the embedded fixtures are checked.
+
+Unknown types, subtypes, fields and enum values are drift: counted and
+summarised, and violations only with --strict.
+
+Exit codes: 0 clean, 1 violations, 2 usage or I/O error.
+
+Flags:
+`
+
+func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := pflag.NewFlagSet("validate", pflag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var (
+		dialect    = fl.String("dialect", "", "the streams' dialect: claude, claude-stdin, codex, gemini, unified or shim (default: detect per stream)")
+		profile    = fl.String("profile", "", "schemas to judge by: spec or observed for native streams (default observed), unified or shim")
+		cliVersion = fl.String("cli-version", "", "CLI version whose observed schema to use (default: from the stream, else the newest)")
+		strict     = fl.Bool("strict", false, "make SHOULD rules and drift violations")
+		format     = fl.String("format", "text", "output format: text, json (NDJSON) or junit")
+		output     = fl.StringP("output", "o", "", "write the report to this file instead of stdout")
+		maxLine    = fl.String("max-line-bytes", "64MiB", "longest line read; longer lines are reported and skipped (bytes, or with KiB/MiB/GiB)")
+		jobs       = fl.Int("jobs", 0, "goroutines for per-line work (default: number of cores)")
+		schemaDir  = fl.String("schemas", "", "read schema files from this directory (laid out like schemas/) instead of the embedded ones")
+		listRules  = fl.Bool("list-rules", false, "print the rule catalogue and exit")
+		quiet      = fl.BoolP("quiet", "q", false, "text format: print only the summaries")
+	)
+	fl.Usage = func() {
+		fmt.Fprint(stderr, validateUsage)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if *listRules {
+		printRules(stdout)
+		return exitOK
+	}
+	opts := validate.Options{Strict: *strict, Jobs: *jobs}
+	var err error
+	if *dialect != "" {
+		if opts.Dialect, err = schemas.ParseDialect(*dialect); err != nil {
+			return usageError(stderr, err)
+		}
+	}
+	if *profile != "" {
+		if opts.Profile, err = schemas.ParseProfile(*profile); err != nil {
+			return usageError(stderr, err)
+		}
+	}
+	opts.CLIVersion = *cliVersion
+	if opts.MaxLineBytes, err = parseSize(*maxLine); err != nil {
+		return usageError(stderr, fmt.Errorf("--max-line-bytes: %w", err))
+	}
+	if *schemaDir != "" {
+		if st, err := os.Stat(*schemaDir); err != nil || !st.IsDir() {
+			return usageError(stderr, fmt.Errorf("--schemas %s: not a directory", *schemaDir))
+		}
+		opts.Schemas = schemas.NewSet(os.DirFS(*schemaDir))
+	}
+	out := stdout
+	if *output != "" {
+		f, err := os.Create(*output)
+		if err != nil {
+			return usageError(stderr, err)
+		}
+		defer f.Close()
+		out = f
+	}
+	w, err := reports.NewFindingWriter(reports.Format(*format), out)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	if tw, ok := w.(*reports.TextWriter); ok {
+		tw.Quiet = *quiet
+	}
+	// Validation allocates many short-lived values and keeps few: trade a
+	// little memory for much less GC work.
+	debug.SetGCPercent(400)
+
+	inputs, err := collectInputs(fl.Args())
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	code := exitOK
+	for _, in := range inputs {
+		res, err := in.validate(ctx, stdin, opts, w.Finding)
+		if res != nil {
+			w.Stream(res)
+			if res.Violations > 0 && code == exitOK {
+				code = exitFindings
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "agentconform validate: %v\n", err)
+			code = exitUsage
+			if ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		fmt.Fprintf(stderr, "agentconform validate: writing report: %v\n", err)
+		return exitUsage
+	}
+	return code
+}
+
+func usageError(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "agentconform validate: %v\nRun 'agentconform validate --help' for usage.\n", err)
+	return exitUsage
+}
+
+// input is one stream to validate: a file, stdin, or an embedded fixture.
+type input struct {
+	name  string
+	path  string // on disk; "" for stdin and fixtures
+	fixFS fs.FS
+	stdin bool
+}
+
+func (in input) validate(ctx context.Context, stdin io.Reader, opts validate.Options, report validate.Reporter) (*validate.Result, error) {
+	var r io.Reader
+	switch {
+	case in.stdin:
+		r = stdin
+	case in.fixFS != nil:
+		f, err := in.fixFS.Open(in.path)
+		if err != nil {
+			return nil, fmt.Errorf("opening fixture %s: %w", in.name, err)
+		}
+		defer f.Close()
+		r = f
+	default:
+		f, err := os.Open(in.path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	return validate.Stream(ctx, r, in.name, opts, report)
+}
+
+// collectInputs expands the command line into streams, in a stable order.
+func collectInputs(args []string) ([]input, error) {
+	if len(args) == 0 {
+		all, err := fixtures.All()
+		if err != nil {
+			return nil, err
+		}
+		var ins []input
+		for _, fx := range all {
+			ins = append(ins, input{name: path.Join("fixtures", fx.Path), path: fx.Path, fixFS: fixtures.FS()})
+		}
+		return ins, nil
+	}
+	var ins []input
+	for _, a := range args {
+		if a == "-" {
+			ins = append(ins, input{stdin: true})
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			ins = append(ins, input{name: a, path: a})
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && (strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".ndjson")) {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("walking %s: %w", a, err)
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s holds no *.jsonl or *.ndjson file", a)
+		}
+		sort.Strings(found)
+		for _, p := range found {
+			ins = append(ins, input{name: p, path: p})
+		}
+	}
+	return ins, nil
+}
+
+// parseSize reads "1048576", "100KiB", "64MiB" or "1GiB".
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	num := s
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive size (e.g. 1048576, 100KiB, 64MiB)", s)
+	}
+	return n * mult, nil
+}
+
+// printRules prints the catalogue: JSONL rules, schema and drift rules per
+// dialect and profile, sequence rules.
+func printRules(w io.Writer) {
+	var all []*finding.Rule
+	all = append(all, jsonl.Rules...)
+	all = append(all, validate.RuleUnknownDialect, validate.RuleNoSchema, validate.RuleTranscriptLine)
+	for _, d := range schemas.Dialects {
+		if d.Native() {
+			all = append(all, validate.RulesFor(schemas.Observed, d)...)
+			if d != schemas.ClaudeStdin {
+				all = append(all, validate.RulesFor(schemas.Spec, d)...)
+			}
+		}
+	}
+	all = append(all, validate.RulesFor(schemas.Unified, schemas.UnifiedEvents)...)
+	all = append(all, validate.RulesFor(schemas.Spec, schemas.UnifiedEvents)...)
+	all = append(all, validate.RulesFor(schemas.Shim, schemas.ShimEvents)...)
+	all = append(all, sequence.AllRules...)
+	seen := map[string]bool{}
+	for _, r := range all {
+		if seen[r.ID] {
+			continue
+		}
+		seen[r.ID] = true
+		fmt.Fprintf(w, "%-6s %s\n       %s\n       Source: %s\n", r.Level, r.ID, r.Requirement, r.Source)
+	}
+}

@@ -1,0 +1,375 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Validator judges decoded events against one schema file. It evaluates each
+// event against the single branch its type (and subtype) selects, instead of
+// the file's whole oneOf, and against two compilations of that branch: the
+// file as written ("open": violations) and a derived "closed" variant that
+// rejects properties and enum values the file does not name (drift). A
+// Validator is safe for concurrent use.
+type Validator struct {
+	// File is the schema's path inside the schema file system.
+	File string
+	// Version is the CLI version the file was derived from, or "".
+	Version string
+
+	openRoot, closedRoot *jsonschema.Schema
+	branches             map[string]*branch // by type, and by type+"\x00"+subtype
+	subtyped             map[string]bool    // types whose branches are chosen by subtype
+	types                []string           // known type values, sorted
+}
+
+type branch struct {
+	kind         string // "type" or "type/subtype"
+	open, closed *jsonschema.Schema
+}
+
+// Problem is one way an event breaks its schema.
+type Problem struct {
+	// Pointer is the RFC 6901 pointer of the offending value in the event.
+	Pointer string
+	// Message says what is wrong, in one sentence.
+	Message string
+	// Expected and Actual are short renderings, where the keyword has them.
+	Expected, Actual string
+	// Keyword is the failing JSON Schema keyword ("required", "type", ...).
+	Keyword string
+}
+
+// DriftKind classifies what a schema does not know.
+type DriftKind string
+
+const (
+	// UnknownType is an event whose type no branch of the schema names.
+	UnknownType DriftKind = "type"
+	// UnknownSubtype is a known type with a subtype no branch names.
+	UnknownSubtype DriftKind = "subtype"
+	// UnknownField is a property the schema does not declare.
+	UnknownField DriftKind = "field"
+	// UnknownValue is a value outside an open enum (x-open-enum).
+	UnknownValue DriftKind = "value"
+)
+
+// Drift is one thing in an event that the schema does not know.
+type Drift struct {
+	Kind DriftKind
+	// Pointer locates the unknown thing in the event.
+	Pointer string
+	// Name is the unknown type, subtype, field name or value.
+	Name string
+}
+
+// Result is the verdict on one event.
+type Result struct {
+	// Kind is the event kind that was checked ("assistant", "system/init"),
+	// or "" when the event had no usable type.
+	Kind     string
+	Problems []Problem
+	Drift    []Drift
+}
+
+// Set loads and caches validators from one schema file system (the embedded
+// schemas, or a directory a user supplies). It is safe for concurrent use.
+type Set struct {
+	fsys  fs.FS
+	mu    sync.Mutex
+	cache map[string]*Validator
+	errs  map[string]error
+}
+
+// NewSet returns a Set reading schema files from fsys, laid out as the
+// embedded FS() is.
+func NewSet(fsys fs.FS) *Set {
+	return &Set{fsys: fsys, cache: map[string]*Validator{}, errs: map[string]error{}}
+}
+
+var defaultSet = NewSet(FS())
+
+// Load returns the validator for dialect d under profile p from the embedded
+// schemas; see Resolve for how the file and version are chosen.
+func Load(p Profile, d Dialect, version string) (*Validator, error) {
+	return defaultSet.Load(p, d, version)
+}
+
+// Load returns the validator for dialect d under profile p from s's files.
+func (s *Set) Load(p Profile, d Dialect, version string) (*Validator, error) {
+	file, fileVersion, err := Resolve(s.fsys, p, d, version)
+	if err != nil {
+		return nil, err
+	}
+	return s.Compile(file, fileVersion)
+}
+
+// Compile returns the validator for one schema file, compiling it on first use.
+func (s *Set) Compile(file, version string) (*Validator, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.cache[file]; ok {
+		return v, nil
+	}
+	if err, ok := s.errs[file]; ok {
+		return nil, err
+	}
+	v, err := compile(s.fsys, file, version)
+	if err != nil {
+		s.errs[file] = err
+		return nil, err
+	}
+	s.cache[file] = v
+	return v, nil
+}
+
+func compile(fsys fs.FS, file, version string) (*Validator, error) {
+	raw, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return nil, fmt.Errorf("reading schema %s: %w", file, err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema %s is not valid JSON: %w", file, err)
+	}
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("schema %s: top level is not an object", file)
+	}
+	closedDoc := closeSchema(root)
+
+	url := "agentconform:///" + file
+	openC := jsonschema.NewCompiler()
+	openC.AssertFormat()
+	closedC := jsonschema.NewCompiler()
+	closedC.AssertFormat()
+	if err := openC.AddResource(url, root); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", file, err)
+	}
+	if err := closedC.AddResource(url, closedDoc); err != nil {
+		return nil, fmt.Errorf("schema %s (closed variant): %w", file, err)
+	}
+	v := &Validator{File: file, Version: version, branches: map[string]*branch{}, subtyped: map[string]bool{}}
+	if v.openRoot, err = openC.Compile(url); err != nil {
+		return nil, fmt.Errorf("compiling schema %s: %w", file, err)
+	}
+	if v.closedRoot, err = closedC.Compile(url + "#/$defs/" + closedRootDef); err != nil {
+		return nil, fmt.Errorf("compiling schema %s (closed variant): %w", file, err)
+	}
+	for _, d := range dispatchTable(root) {
+		b := &branch{kind: d.typ}
+		if d.subtype != "" {
+			b.kind = d.typ + "/" + d.subtype
+		}
+		if b.open, err = openC.Compile(url + "#" + d.ptr); err != nil {
+			return nil, fmt.Errorf("compiling schema %s branch %s: %w", file, d.ptr, err)
+		}
+		if b.closed, err = closedC.Compile(url + "#/$defs/" + d.closedDef); err != nil {
+			return nil, fmt.Errorf("compiling schema %s branch %s (closed): %w", file, d.ptr, err)
+		}
+		key := d.typ
+		if d.subtype != "" {
+			key += "\x00" + d.subtype
+			v.subtyped[d.typ] = true
+		}
+		if _, dup := v.branches[key]; !dup {
+			v.branches[key] = b
+		}
+	}
+	seen := map[string]bool{}
+	for k := range v.branches {
+		t, _, _ := strings.Cut(k, "\x00")
+		if !seen[t] {
+			seen[t] = true
+			v.types = append(v.types, t)
+		}
+	}
+	sort.Strings(v.types)
+	return v, nil
+}
+
+// Types lists the event types the schema knows.
+func (v *Validator) Types() []string { return v.types }
+
+// Validate judges one decoded event. Events of an unknown type or subtype
+// are drift, not problems; so are properties and open-enum values the
+// schema does not name.
+func (v *Validator) Validate(obj map[string]any) Result {
+	b, res := v.pick(obj)
+	if b == nil {
+		return res
+	}
+	res.Kind = b.kind
+	if b.closed.Validate(obj) == nil {
+		return res
+	}
+	openErr := b.open.Validate(obj)
+	closedErr := b.closed.Validate(obj)
+	open := leaves(openErr)
+	atOpen := map[string]bool{}
+	for _, l := range open {
+		res.Problems = append(res.Problems, problemOf(l))
+		atOpen[pointerOf(l.InstanceLocation)] = true
+	}
+	for _, l := range leaves(closedErr) {
+		p := pointerOf(l.InstanceLocation)
+		switch k := l.ErrorKind.(type) {
+		case *kind.AdditionalProperties:
+			for _, name := range k.Properties {
+				res.Drift = append(res.Drift, Drift{Kind: UnknownField, Pointer: p + "/" + escape(name), Name: name})
+			}
+		case *kind.Enum:
+			if !atOpen[p] {
+				res.Drift = append(res.Drift, Drift{Kind: UnknownValue, Pointer: p, Name: render(k.Got)})
+			}
+		}
+	}
+	sortProblems(res.Problems)
+	return res
+}
+
+// pick selects the branch for obj, or reports why there is none.
+func (v *Validator) pick(obj map[string]any) (*branch, Result) {
+	if len(v.branches) == 0 {
+		return &branch{kind: "", open: v.openRoot, closed: v.closedRoot}, Result{}
+	}
+	tv, present := obj["type"]
+	t, isString := tv.(string)
+	if !present || !isString {
+		p := Problem{Pointer: "/type", Keyword: "required", Expected: "a string naming the event type (" + strings.Join(v.types, ", ") + ")"}
+		if !present {
+			p.Message = "the event has no type field"
+			p.Actual = "no type"
+		} else {
+			p.Message = "the event's type is not a string"
+			p.Keyword = "type"
+			p.Actual = render(tv)
+		}
+		return nil, Result{Problems: []Problem{p}}
+	}
+	if v.subtyped[t] {
+		st, _ := obj["subtype"].(string)
+		if b, ok := v.branches[t+"\x00"+st]; ok {
+			return b, Result{}
+		}
+		if b, ok := v.branches[t]; ok {
+			return b, Result{}
+		}
+		if _, has := obj["subtype"]; !has {
+			return nil, Result{Kind: t, Problems: []Problem{{Pointer: "/subtype", Keyword: "required", Message: "a " + strconv.Quote(t) + " event must have a subtype", Expected: "a subtype", Actual: "no subtype"}}}
+		}
+		return nil, Result{Kind: t, Drift: []Drift{{Kind: UnknownSubtype, Pointer: "/subtype", Name: t + "/" + render(obj["subtype"])}}}
+	}
+	if b, ok := v.branches[t]; ok {
+		return b, Result{}
+	}
+	return nil, Result{Drift: []Drift{{Kind: UnknownType, Pointer: "/type", Name: t}}}
+}
+
+// leaves flattens a validation error to the errors that have no causes,
+// skipping the wrappers ("allOf failed", "$ref").
+func leaves(err error) []*jsonschema.ValidationError {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	var out []*jsonschema.ValidationError
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			out = append(out, e)
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return out
+}
+
+var printer = message.NewPrinter(language.English)
+
+// problemOf turns a library error into a Problem with expected/actual.
+func problemOf(e *jsonschema.ValidationError) Problem {
+	p := Problem{Pointer: pointerOf(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}
+	if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+		p.Keyword = kp[0]
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		p.Expected = "properties " + strings.Join(k.Missing, ", ")
+		p.Actual = "missing"
+		if len(k.Missing) == 1 {
+			p.Pointer += "/" + escape(k.Missing[0])
+			p.Expected = "property " + k.Missing[0]
+		}
+		p.Message = "missing required " + p.Expected
+	case *kind.Type:
+		p.Expected = strings.Join(k.Want, " or ")
+		p.Actual = k.Got
+	case *kind.Const:
+		p.Expected = render(k.Want)
+		p.Actual = render(k.Got)
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = render(w)
+		}
+		p.Expected = "one of " + strings.Join(want, ", ")
+		p.Actual = render(k.Got)
+	case *kind.Format:
+		p.Expected = k.Want
+		p.Actual = render(k.Got)
+	case *kind.FalseSchema:
+		p.Message = "this property is not allowed here"
+		p.Expected = "no such property"
+		p.Actual = "present"
+	}
+	return p
+}
+
+func sortProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Pointer < ps[j].Pointer })
+}
+
+// pointerOf builds a JSON pointer from the library's instance location.
+func pointerOf(loc []string) string {
+	var b strings.Builder
+	for _, t := range loc {
+		b.WriteByte('/')
+		b.WriteString(escape(t))
+	}
+	return b.String()
+}
+
+func escape(t string) string {
+	if !strings.ContainsAny(t, "~/") {
+		return t
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+}
+
+// render prints a JSON value briefly for messages (at most 80 bytes).
+func render(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
+}

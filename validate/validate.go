@@ -1,0 +1,623 @@
+// Package validate checks captured JSONL streams (a real CLI's stdout or
+// stdin, a recorded transcript of both, or an adapter's unified or shim
+// output) line by line: framing and JSON (package jsonl), the schema of the
+// stream's dialect and profile (package schemas), and ordering and ID
+// pairing (package sequence). It streams input of any size in constant
+// memory and uses every core for the per-line work.
+package validate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/agentconform/agentconform/finding"
+	"github.com/agentconform/agentconform/jsonl"
+	"github.com/agentconform/agentconform/schemas"
+	"github.com/agentconform/agentconform/sequence"
+)
+
+// Options configure one validation.
+type Options struct {
+	// Dialect forces the stream's dialect; "" detects it from the first events.
+	Dialect schemas.Dialect
+	// Profile picks the schemas; "" means observed for native streams and the
+	// dialect's own contract for unified and shim streams.
+	Profile schemas.Profile
+	// CLIVersion picks the observed schema version; "" takes it from the
+	// stream (Claude's system/init, a transcript's header) or the newest.
+	CLIVersion string
+	// Strict makes SHOULD and drift findings violations.
+	Strict bool
+	// MaxLineBytes is the longest line read; longer lines are reported and
+	// skipped. 0 means jsonl.DefaultMaxLineBytes.
+	MaxLineBytes int64
+	// Jobs is the number of goroutines doing per-line work; 0 means GOMAXPROCS.
+	Jobs int
+	// Schemas is where schema files come from; nil means the embedded ones.
+	Schemas *schemas.Set
+}
+
+// Reporter receives every finding that is printed per line: violations and
+// warnings (notes, such as drift outside --strict, are only summarised).
+type Reporter func(f finding.Finding, sev finding.Severity)
+
+// Result summarises the validation of one stream.
+type Result struct {
+	// Name is the file name findings carry ("" for stdin).
+	Name string `json:"file"`
+	// Dialect is the stream's dialect, detected or forced; "" if unknown.
+	Dialect schemas.Dialect `json:"dialect,omitempty"`
+	// Profile is the profile the stream was judged by.
+	Profile schemas.Profile `json:"profile,omitempty"`
+	// SchemaFile is the schema used for the stream's lines (its stdout side,
+	// for transcripts); SchemaVersion the CLI version that file describes.
+	SchemaFile    string `json:"schema,omitempty"`
+	SchemaVersion string `json:"schema_version,omitempty"`
+	// CLIVersion is the CLI version the stream declares, if it does.
+	CLIVersion string `json:"cli_version,omitempty"`
+	// Transcript is true for a recorded transcript of both directions.
+	Transcript bool `json:"transcript,omitempty"`
+	// Lines counts non-empty lines, Empty the skipped empty ones.
+	Lines int   `json:"lines"`
+	Empty int   `json:"empty_lines"`
+	Bytes int64 `json:"bytes"`
+	// Violations and Warnings count findings by severity.
+	Violations int `json:"violations"`
+	Warnings   int `json:"warnings"`
+	// Counts is the number of findings per rule ID, all levels.
+	Counts map[string]int `json:"counts"`
+	// Rules holds every rule that has a count, for summaries.
+	Rules map[string]*finding.Rule `json:"-"`
+	// Drift lists what the schemas did not know, aggregated.
+	Drift []*DriftEntry `json:"drift,omitempty"`
+	// DriftOverflow counts drift occurrences that did not fit in Drift
+	// (more than maxDriftEntries distinct names).
+	DriftOverflow int `json:"drift_overflow,omitempty"`
+}
+
+// DriftEntry aggregates one unknown thing: how often, and where first.
+type DriftEntry struct {
+	Rule       *finding.Rule   `json:"-"`
+	RuleID     string          `json:"rule"`
+	Dialect    schemas.Dialect `json:"dialect"`
+	CLIVersion string          `json:"cli_version"`
+	// Name is the unknown type, subtype, field name or value.
+	Name string `json:"name"`
+	// Pointer is where it appeared, with array indexes replaced by "*".
+	Pointer   string `json:"pointer"`
+	Count     int    `json:"count"`
+	FirstFile string `json:"first_file,omitempty"`
+	FirstLine int    `json:"first_line"`
+}
+
+const (
+	peekLines       = 64
+	peekBytes       = 8 << 20
+	batchLines      = 256
+	batchBytes      = 512 << 10
+	maxDriftEntries = 10000
+)
+
+// Stream validates one stream read from r. name is the file name findings
+// carry ("" for stdin). It returns an error only for I/O failures and
+// cancellation; everything wrong with the stream's content is a finding.
+func Stream(ctx context.Context, r io.Reader, name string, opts Options, report Reporter) (*Result, error) {
+	if report == nil {
+		report = func(finding.Finding, finding.Severity) {}
+	}
+	rd := jsonl.NewReader(r, jsonl.Options{MaxLineBytes: opts.MaxLineBytes})
+	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}
+	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}}
+
+	peeked, readErr := p.peek(ctx, rd)
+	p.setup(peeked)
+	err := p.run(ctx, rd, peeked, readErr)
+	st := rd.Stats()
+	res.Lines, res.Empty, res.Bytes = st.Lines, st.Empty, st.Bytes
+	return res, err
+}
+
+// lineRec is one line as read, owned by its batch.
+type lineRec struct {
+	line     jsonl.Line // Bytes points into the batch arena
+	framing  []finding.Finding
+	peekObj  map[string]any // decoded during peek, reused by the worker
+	peekDone bool
+	peekFind []finding.Finding
+}
+
+type batch struct {
+	seq   int
+	lines []lineRec
+	outs  []lineOut
+}
+
+// lineOut is what the per-line work hands the ordered stage.
+type lineOut struct {
+	findings []finding.Finding
+	drift    []schemas.Drift
+	obj      map[string]any
+	dir      sequence.Direction
+	meta     bool
+}
+
+type pipe struct {
+	opts   Options
+	name   string
+	res    *Result
+	report Reporter
+
+	transcript   bool
+	outV, inV    *schemas.Validator
+	outR, inR    *schemaRules
+	checker      sequence.Checker
+	parseOpts    jsonl.ParseOptions
+	drift        map[string]*DriftEntry
+	stdinIsJSONL bool
+}
+
+// peek reads the first lines, so the dialect and version can be told before
+// the parallel work starts. The lines are kept (copied) and processed first.
+func (p *pipe) peek(ctx context.Context, rd *jsonl.Reader) ([]lineRec, error) {
+	var recs []lineRec
+	total := 0
+	for len(recs) < peekLines && total < peekBytes {
+		if err := ctx.Err(); err != nil {
+			return recs, err
+		}
+		l, err := rd.Next()
+		if err == io.EOF {
+			return recs, nil
+		}
+		if err != nil {
+			return recs, err
+		}
+		rec := lineRec{line: l, framing: jsonl.FramingFindings(l)}
+		rec.line.Bytes = append([]byte(nil), l.Bytes...)
+		total += len(l.Bytes)
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// setup decides transcript mode, dialect, profile, version and validators.
+func (p *pipe) setup(peeked []lineRec) {
+	var objs []map[string]any
+	for i := range peeked {
+		rec := &peeked[i]
+		if rec.line.TooLong {
+			continue
+		}
+		rec.peekObj, rec.peekFind = jsonl.Parse(rec.line.Bytes, p.parseOpts)
+		rec.peekDone = true
+		if rec.peekObj != nil {
+			objs = append(objs, rec.peekObj)
+		}
+	}
+	res := p.res
+	events := objs
+	cliHint := ""
+	if len(objs) > 0 && isTranscriptRecord(objs[0]) {
+		p.transcript = true
+		res.Transcript = true
+		events = nil
+		for _, o := range objs {
+			dir, _ := o["dir"].(string)
+			switch dir {
+			case "meta":
+				if v, ok := o["cli_version"].(string); ok && res.CLIVersion == "" {
+					res.CLIVersion = v
+				}
+				if c, ok := o["cli"].(string); ok {
+					cliHint = c
+				}
+			case "out":
+				if s, ok := o["line"].(string); ok {
+					if ev, _ := jsonl.Parse([]byte(s), p.parseOpts); ev != nil {
+						events = append(events, ev)
+					}
+				}
+			}
+		}
+	}
+	d := p.opts.Dialect
+	if d == "" {
+		if dd, err := schemas.ParseDialect(cliHint); err == nil && p.transcript {
+			d = dd
+		} else if dd, ok := Detect(events); ok {
+			d = dd
+		}
+	}
+	if p.transcript && d == schemas.ClaudeStdin {
+		d = schemas.Claude
+	}
+	res.Dialect = d
+	if d == "" {
+		p.emit(finding.Finding{Rule: RuleUnknownDialect, File: p.name,
+			Message:  "no event in the first lines identifies the stream's dialect; only framing and JSON were checked (pass --dialect to choose one)",
+			Expected: "events of claude, codex, gemini, unified or shim"})
+		return
+	}
+	if res.CLIVersion == "" && d == schemas.Claude {
+		for _, ev := range events {
+			if v, ok := ev["claude_code_version"].(string); ok {
+				res.CLIVersion = v
+				break
+			}
+		}
+	}
+	prof := p.opts.Profile
+	if prof == "" {
+		switch d {
+		case schemas.UnifiedEvents:
+			prof = schemas.Unified
+		case schemas.ShimEvents:
+			prof = schemas.Shim
+		default:
+			prof = schemas.Observed
+		}
+	}
+	res.Profile = prof
+	version := p.opts.CLIVersion
+	if version == "" {
+		version = res.CLIVersion
+	}
+	set := p.opts.Schemas
+	if set == nil {
+		set = defaultSet
+	}
+	p.outV, p.outR = p.load(set, prof, d, version)
+	if p.outV != nil {
+		res.SchemaFile, res.SchemaVersion = p.outV.File, p.outV.Version
+	}
+	if p.transcript && d == schemas.Claude {
+		p.stdinIsJSONL = true
+		p.inV, p.inR = p.load(set, prof, schemas.ClaudeStdin, version)
+	}
+	c, err := sequence.New(string(d), sequence.Options{Both: p.transcript})
+	if err == nil {
+		p.checker = c
+	}
+}
+
+var defaultSet = schemas.NewSet(schemas.FS())
+
+func (p *pipe) load(set *schemas.Set, prof schemas.Profile, d schemas.Dialect, version string) (*schemas.Validator, *schemaRules) {
+	rules := newSchemaRules(prof, d)
+	v, err := set.Load(prof, d, version)
+	if err != nil {
+		msg := err.Error()
+		if !errors.Is(err, schemas.ErrNoSchema) {
+			msg = "the schema could not be loaded: " + msg
+		}
+		p.emit(finding.Finding{Rule: RuleNoSchema, File: p.name, Message: msg + "; only framing, JSON and sequence rules were checked"})
+		return nil, rules
+	}
+	return v, rules
+}
+
+func isTranscriptRecord(o map[string]any) bool {
+	_, dir := o["dir"].(string)
+	_, t := o["t_ms"]
+	return dir && t
+}
+
+// run feeds the peeked lines and the rest of the input through the workers
+// and the ordered stage.
+func (p *pipe) run(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, readErr error) error {
+	jobs := p.opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	work := make(chan *batch, jobs*2)
+	done := make(chan *batch, jobs*2)
+	var wg sync.WaitGroup
+	for i := 0; i < jobs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				b.outs = make([]lineOut, len(b.lines))
+				for i := range b.lines {
+					p.process(&b.lines[i], &b.outs[i])
+				}
+				done <- b
+			}
+		}()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		defer close(work)
+		errc <- p.read(ctx, rd, peeked, readErr, work)
+	}()
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+
+	pending := map[int]*batch{}
+	next := 0
+	for b := range done {
+		pending[b.seq] = b
+		for {
+			nb, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			p.ordered(nb)
+		}
+	}
+	err := <-errc
+	if err == nil && p.checker != nil {
+		p.checker.End(p.emit)
+	}
+	return err
+}
+
+// read splits the input into batches whose lines are copied into one arena
+// each, so workers own what they decode.
+func (p *pipe) read(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, readErr error, work chan<- *batch) error {
+	seq := 0
+	cur := &batch{seq: seq}
+	var arena []byte
+	flush := func() {
+		if len(cur.lines) == 0 {
+			return
+		}
+		work <- cur
+		seq++
+		cur = &batch{seq: seq}
+		arena = nil
+	}
+	for _, rec := range peeked {
+		cur.lines = append(cur.lines, rec)
+		if len(cur.lines) >= batchLines {
+			flush()
+		}
+	}
+	if readErr != nil {
+		flush()
+		return readErr
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			flush()
+			return err
+		}
+		l, err := rd.Next()
+		if err == io.EOF {
+			flush()
+			return nil
+		}
+		if err != nil {
+			flush()
+			return fmt.Errorf("reading %s: %w", displayName(p.name), err)
+		}
+		cur.lines = append(cur.lines, p.copyLine(l, &arena))
+		if len(cur.lines) >= batchLines || len(arena) >= batchBytes {
+			flush()
+		}
+	}
+}
+
+func (p *pipe) copyLine(l jsonl.Line, arena *[]byte) lineRec {
+	if *arena == nil {
+		*arena = make([]byte, 0, max(batchBytes+batchBytes/4, len(l.Bytes)))
+	}
+	if cap(*arena)-len(*arena) < len(l.Bytes) {
+		*arena = make([]byte, 0, max(batchBytes, len(l.Bytes)))
+	}
+	start := len(*arena)
+	*arena = append(*arena, l.Bytes...)
+	rec := lineRec{line: l, framing: jsonl.FramingFindings(l)}
+	rec.line.Bytes = (*arena)[start:len(*arena):len(*arena)]
+	return rec
+}
+
+func displayName(name string) string {
+	if name == "" {
+		return "<stdin>"
+	}
+	return name
+}
+
+// process does the per-line work: JSON, transcript unwrapping, schema.
+func (p *pipe) process(rec *lineRec, out *lineOut) {
+	l := rec.line
+	out.findings = append(out.findings, rec.framing...)
+	for i := range out.findings {
+		out.findings[i].File = p.name
+	}
+	if l.TooLong {
+		return
+	}
+	obj, fs := rec.peekObj, rec.peekFind
+	if !rec.peekDone {
+		obj, fs = jsonl.Parse(l.Bytes, p.parseOpts)
+	}
+	jsonl.Locate(fs, p.name, l)
+	out.findings = append(out.findings, fs...)
+	if obj == nil {
+		return
+	}
+	v, rules := p.outV, p.outR
+	if p.transcript {
+		var ok bool
+		obj, v, rules, ok = p.unwrap(obj, l, out)
+		if !ok {
+			return
+		}
+	}
+	out.obj = obj
+	if v == nil {
+		return
+	}
+	r := v.Validate(obj)
+	for _, pr := range r.Problems {
+		msg := pr.Message
+		if r.Kind != "" {
+			msg = r.Kind + ": " + msg
+		}
+		if p.transcript {
+			msg = dirLabel(out.dir) + " " + msg
+		}
+		out.findings = append(out.findings, finding.Finding{Rule: rules.schema, File: p.name, Line: l.Number, Offset: l.Offset,
+			Pointer: pr.Pointer, Message: msg, Expected: pr.Expected, Actual: pr.Actual})
+	}
+	out.drift = r.Drift
+}
+
+func dirLabel(d sequence.Direction) string {
+	if d == sequence.In {
+		return "(stdin)"
+	}
+	return "(stdout)"
+}
+
+// unwrap turns a transcript record into the event it carries.
+func (p *pipe) unwrap(rec map[string]any, l jsonl.Line, out *lineOut) (map[string]any, *schemas.Validator, *schemaRules, bool) {
+	bad := func(msg string) {
+		out.findings = append(out.findings, finding.Finding{Rule: RuleTranscriptLine, File: p.name, Line: l.Number, Offset: l.Offset, Message: msg})
+	}
+	dir, _ := rec["dir"].(string)
+	switch dir {
+	case "meta":
+		out.meta = true
+		return nil, nil, nil, false
+	case "err":
+		if _, ok := rec["line"].(string); !ok {
+			bad(`a transcript "err" record must carry the stderr line as a string in "line"`)
+		}
+		return nil, nil, nil, false
+	case "in", "out":
+	default:
+		bad(fmt.Sprintf(`transcript record has dir %s; expected "in", "out", "err" or "meta"`, strconv.Quote(dir)))
+		return nil, nil, nil, false
+	}
+	s, ok := rec["line"].(string)
+	if !ok {
+		bad(`a transcript "` + dir + `" record must carry the raw line as a string in "line"`)
+		return nil, nil, nil, false
+	}
+	if dir == "in" {
+		out.dir = sequence.In
+		if !p.stdinIsJSONL {
+			return nil, nil, nil, false
+		}
+	}
+	ev, fs := jsonl.Parse([]byte(s), p.parseOpts)
+	for _, f := range fs {
+		f.File, f.Line, f.Offset = p.name, l.Number, l.Offset
+		if f.Column > 0 {
+			f.Message += " (byte " + strconv.Itoa(f.Column) + " of the recorded line)"
+			f.Column = 0
+		}
+		f.Message = dirLabel(out.dir) + " " + f.Message
+		out.findings = append(out.findings, f)
+	}
+	if ev == nil {
+		return nil, nil, nil, false
+	}
+	if dir == "in" {
+		return ev, p.inV, p.inR, true
+	}
+	return ev, p.outV, p.outR, true
+}
+
+// ordered runs in one goroutine, in line order: it counts and reports
+// findings, aggregates drift and feeds the sequence checker.
+func (p *pipe) ordered(b *batch) {
+	for i := range b.lines {
+		rec, out := &b.lines[i], &b.outs[i]
+		for _, f := range out.findings {
+			p.emit(f)
+		}
+		for _, d := range out.drift {
+			rules := p.outR
+			if out.dir == sequence.In && p.inR != nil {
+				rules = p.inR
+			}
+			p.addDrift(rules, d, rec.line)
+		}
+		if out.obj != nil && p.checker != nil {
+			p.checker.Observe(sequence.Event{Line: rec.line.Number, Offset: rec.line.Offset, Len: rec.line.Len, Dir: out.dir, Obj: out.obj}, p.emit)
+		}
+		b.lines[i] = lineRec{}
+		b.outs[i] = lineOut{}
+	}
+}
+
+// emit counts a finding and reports it unless it is only a note.
+func (p *pipe) emit(f finding.Finding) {
+	if f.File == "" {
+		f.File = p.name
+	}
+	if f.Rule == nil {
+		return
+	}
+	p.res.Counts[f.Rule.ID]++
+	p.res.Rules[f.Rule.ID] = f.Rule
+	switch sev := finding.SeverityOf(f.Rule.Level, p.opts.Strict); sev {
+	case finding.Violation:
+		p.res.Violations++
+		p.report(f, sev)
+	case finding.Warning:
+		p.res.Warnings++
+		p.report(f, sev)
+	}
+}
+
+func (p *pipe) addDrift(rules *schemaRules, d schemas.Drift, l jsonl.Line) {
+	rule := rules.byKind[d.Kind]
+	if rule == nil {
+		return
+	}
+	pattern := indexPattern(d.Pointer)
+	if p.opts.Strict {
+		p.emit(finding.Finding{Rule: rule, File: p.name, Line: l.Number, Offset: l.Offset, Pointer: d.Pointer,
+			Message: "the schema does not know this " + string(d.Kind) + ": " + d.Name})
+	} else {
+		p.res.Counts[rule.ID]++
+		p.res.Rules[rule.ID] = rule
+	}
+	key := rule.ID + "\x00" + d.Name + "\x00" + pattern
+	e, ok := p.drift[key]
+	if !ok {
+		if len(p.drift) >= maxDriftEntries {
+			p.res.DriftOverflow++
+			return
+		}
+		version := p.res.CLIVersion
+		if version == "" {
+			version = "unknown"
+		}
+		e = &DriftEntry{Rule: rule, RuleID: rule.ID, Dialect: p.res.Dialect, CLIVersion: version, Name: d.Name, Pointer: pattern,
+			FirstFile: p.name, FirstLine: l.Number}
+		p.drift[key] = e
+		p.res.Drift = append(p.res.Drift, e)
+	}
+	e.Count++
+}
+
+// indexPattern replaces array indexes in a pointer with "*", so drift in
+// the third content block and in the first is one entry.
+func indexPattern(ptr string) string {
+	if ptr == "" {
+		return ptr
+	}
+	toks := strings.Split(ptr[1:], "/")
+	for i, t := range toks {
+		if _, err := strconv.Atoi(t); err == nil {
+			toks[i] = "*"
+		}
+	}
+	return "/" + strings.Join(toks, "/")
+}
