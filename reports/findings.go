@@ -57,6 +57,7 @@ type totals struct {
 	counts                                      map[string]int
 	rules                                       map[string]*finding.Rule
 	drift                                       []*validate.DriftEntry
+	driftByKey                                  map[string]*validate.DriftEntry
 	overflow                                    int
 }
 
@@ -74,7 +75,19 @@ func (t *totals) add(r *validate.Result) {
 		t.counts[id] += n
 		t.rules[id] = r.Rules[id]
 	}
-	t.drift = append(t.drift, r.Drift...)
+	if t.driftByKey == nil {
+		t.driftByKey = map[string]*validate.DriftEntry{}
+	}
+	for _, e := range r.Drift {
+		key := e.RuleID + "\x00" + e.CLIVersion + "\x00" + e.Name + "\x00" + e.Pointer
+		if m, ok := t.driftByKey[key]; ok {
+			m.Count += e.Count
+			continue
+		}
+		c := *e
+		t.driftByKey[key] = &c
+		t.drift = append(t.drift, &c)
+	}
 	t.overflow += r.DriftOverflow
 }
 

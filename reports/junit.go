@@ -35,7 +35,9 @@ type ruleFindings struct {
 }
 
 // NewJUnit returns a JUnitWriter on w.
-func NewJUnit(w io.Writer) *JUnitWriter { return &JUnitWriter{w: w, current: map[string]*ruleFindings{}} }
+func NewJUnit(w io.Writer) *JUnitWriter {
+	return &JUnitWriter{w: w, current: map[string]*ruleFindings{}}
+}
 
 // Finding keeps the finding for its stream's testsuite.
 func (j *JUnitWriter) Finding(f finding.Finding, sev finding.Severity) {

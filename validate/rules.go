@@ -8,10 +8,10 @@ import (
 // schemaRules are the rules validate itself enforces for one dialect under
 // one profile: the schema rule and the four drift rules.
 type schemaRules struct {
-	schema                          *finding.Rule
-	unknownType, unknownSubtype     *finding.Rule
-	unknownField, unknownValue      *finding.Rule
-	byKind                          map[schemas.DriftKind]*finding.Rule
+	schema                      *finding.Rule
+	unknownType, unknownSubtype *finding.Rule
+	unknownField, unknownValue  *finding.Rule
+	byKind                      map[schemas.DriftKind]*finding.Rule
 }
 
 // sources says where each (profile, dialect) schema comes from.
@@ -83,6 +83,12 @@ var (
 	RuleUnknownDialect = &finding.Rule{ID: "stream/unknown-dialect", Level: finding.Must,
 		Source:      "seed 000 §2.2 JSONL Format",
 		Requirement: "A stream must contain events that identify its dialect (claude, codex, gemini, unified or shim)."}
+	// RuleNoKnownEvents fires when not one event of a stream is of a type
+	// its dialect's schema knows: the stream is of another dialect, or not
+	// an event stream at all, and nothing else would say so.
+	RuleNoKnownEvents = &finding.Rule{ID: "stream/no-known-events", Level: finding.Must,
+		Source:      "seed 000 §2.2 JSONL Format",
+		Requirement: "A stream must contain at least one event of a type its dialect defines."}
 	// RuleNoSchema records that the chosen profile has no schema for the
 	// stream's dialect, so only framing and sequence rules were checked.
 	RuleNoSchema = &finding.Rule{ID: "stream/no-schema", Level: finding.Info,

@@ -142,6 +142,7 @@ type batch struct {
 type lineOut struct {
 	findings []finding.Finding
 	drift    []schemas.Drift
+	known    bool
 	obj      map[string]any
 	dir      sequence.Direction
 	meta     bool
@@ -160,6 +161,8 @@ type pipe struct {
 	parseOpts    jsonl.ParseOptions
 	drift        map[string]*DriftEntry
 	stdinIsJSONL bool
+	events       int // events seen (decoded objects fed to the checks)
+	known        int // events of a type the schema knows
 }
 
 // peek reads the first lines, so the dialect and version can be told before
@@ -356,10 +359,18 @@ func (p *pipe) run(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, read
 		}
 	}
 	err := <-errc
-	if err == nil && p.checker != nil {
+	if err != nil {
+		return err
+	}
+	if p.checker != nil {
 		p.checker.End(p.emit)
 	}
-	return err
+	if p.outV != nil && p.events > 0 && p.known == 0 {
+		p.emit(finding.Finding{Rule: RuleNoKnownEvents, File: p.name,
+			Message:  fmt.Sprintf("none of the %d events is of a type the %s schema (%s) knows; is this a %s stream?", p.events, p.res.Dialect, p.outV.File, p.res.Dialect),
+			Expected: "events of types " + strings.Join(p.outV.Types(), ", ")})
+	}
+	return nil
 }
 
 // read splits the input into batches whose lines are copied into one arena
@@ -473,6 +484,7 @@ func (p *pipe) process(rec *lineRec, out *lineOut) {
 			Pointer: pr.Pointer, Message: msg, Expected: pr.Expected, Actual: pr.Actual})
 	}
 	out.drift = r.Drift
+	out.known = r.Kind != ""
 }
 
 func dirLabel(d sequence.Direction) string {
@@ -547,6 +559,12 @@ func (p *pipe) ordered(b *batch) {
 			}
 			p.addDrift(rules, d, rec.line)
 		}
+		if out.obj != nil {
+			p.events++
+			if out.known {
+				p.known++
+			}
+		}
 		if out.obj != nil && p.checker != nil {
 			p.checker.Observe(sequence.Event{Line: rec.line.Number, Offset: rec.line.Offset, Len: rec.line.Len, Dir: out.dir, Obj: out.obj}, p.emit)
 		}
@@ -597,7 +615,7 @@ func (p *pipe) addDrift(rules *schemaRules, d schemas.Drift, l jsonl.Line) {
 		}
 		version := p.res.CLIVersion
 		if version == "" {
-			version = "unknown"
+			version = "(version not in stream)"
 		}
 		e = &DriftEntry{Rule: rule, RuleID: rule.ID, Dialect: p.res.Dialect, CLIVersion: version, Name: d.Name, Pointer: pattern,
 			FirstFile: p.name, FirstLine: l.Number}

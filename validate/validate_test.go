@@ -1,0 +1,295 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentconform/agentconform/finding"
+	"github.com/agentconform/agentconform/schemas"
+)
+
+// collect validates input and returns "rule@line" for every reported
+// finding, sorted, plus the result.
+func collect(t *testing.T, r io.Reader, opts Options) ([]string, *Result) {
+	t.Helper()
+	var got []string
+	res, err := Stream(context.Background(), r, "t.jsonl", opts, func(f finding.Finding, _ finding.Severity) {
+		if f.File != "t.jsonl" {
+			t.Errorf("finding without the file name: %+v", f)
+		}
+		got = append(got, f.Rule.ID+"@"+strconv.Itoa(f.Line))
+	})
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	sort.Strings(got)
+	return got, res
+}
+
+func TestCapturesAreClean(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir("../testdata/captures", func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 12 {
+		t.Fatalf("found only %d capture files", len(files))
+	}
+	for _, p := range files {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var findings []string
+			res, err := Stream(context.Background(), f, p, Options{}, func(f finding.Finding, sev finding.Severity) {
+				findings = append(findings, sev.String()+" "+f.String())
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Violations > 0 || res.Warnings > 0 {
+				t.Errorf("capture should be clean, got:\n%s", strings.Join(findings, "\n"))
+			}
+			if len(res.Drift) > 0 {
+				t.Errorf("capture should show no drift under the observed schemas, got %d entries: first %+v", len(res.Drift), *res.Drift[0])
+			}
+			want := map[string]schemas.Dialect{"claude": schemas.Claude, "codex": schemas.Codex, "gemini": schemas.Gemini}[filepath.Base(filepath.Dir(p))]
+			if strings.HasSuffix(p, ".stdin.jsonl") {
+				want = schemas.ClaudeStdin
+			}
+			if res.Dialect != want {
+				t.Errorf("dialect = %q, want %q", res.Dialect, want)
+			}
+			if res.SchemaFile == "" {
+				t.Error("no schema was applied")
+			}
+		})
+	}
+}
+
+const codexOK = `{"type":"thread.started","thread_id":"01a1fb35-0270-7e71-9f6d-7aa160d20171"}
+{"type":"turn.started"}
+{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"/bin/bash -lc ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"/bin/bash -lc ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}
+{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"done"}}
+{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0}}
+`
+
+func TestBrokenStreamsFireExactlyTheirRules(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		opts  Options
+		want  []string
+	}{
+		{name: "clean codex", input: codexOK},
+		{name: "schema: wrong status enum", input: strings.Replace(codexOK, `"status":"completed"`, `"status":"success"`, 1),
+			want: []string{"codex/schema@4"}},
+		{name: "sequence: completed twice", input: codexOK[:strings.Index(codexOK, `{"type":"item.completed","item":{"id":"item_1"`)] +
+			`{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"x","aggregated_output":"","exit_code":0,"status":"completed"}}` + "\n" +
+			codexOK[strings.Index(codexOK, `{"type":"turn.completed"`):],
+			want: []string{"codex/item/completed-once@5"}},
+		{name: "truncated after SIGINT", input: codexOK[:strings.Index(codexOK, `{"type":"item.completed","item":{"id":"item_0"`)],
+			want: []string{"codex/stream/truncated@3"}},
+		{name: "stderr leaking into stdout", input: strings.Replace(codexOK, `{"type":"turn.started"}`, "Reading additional input from stdin...\n"+`{"type":"turn.started"}`, 1),
+			want: []string{"jsonl/not-json@2"}},
+		{name: "crlf is a warning", input: strings.ReplaceAll(codexOK, "\n", "\r\n"),
+			want: []string{"jsonl/crlf@1", "jsonl/crlf@2", "jsonl/crlf@3", "jsonl/crlf@4", "jsonl/crlf@5", "jsonl/crlf@6"}},
+		{name: "unknown field is drift, not a finding", input: strings.Replace(codexOK, `{"type":"turn.started"}`, `{"type":"turn.started","turn_id":"t1"}`, 1)},
+		{name: "unknown field under strict", input: strings.Replace(codexOK, `{"type":"turn.started"}`, `{"type":"turn.started","turn_id":"t1"}`, 1),
+			opts: Options{Strict: true}, want: []string{"codex/drift/unknown-field@2"}},
+		{name: "duplicate key (real web_search) is a warning", input: strings.Replace(codexOK, `{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"done"}}`,
+			`{"type":"item.completed","item":{"id":"item_1","type":"web_search","id":"ws_1","query":"q","action":{"type":"search","query":"q"}}}`, 1),
+			want: []string{"codex/item/started-first@5", "jsonl/duplicate-key@5"}},
+		{name: "forced dialect mismatch", input: codexOK, opts: Options{Dialect: schemas.Gemini},
+			want: []string{"stream/no-known-events@0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := collect(t, strings.NewReader(tt.input), tt.opts)
+			if d := cmp.Diff(tt.want, got); d != "" && !(len(tt.want) == 0 && len(got) == 0) {
+				t.Errorf("findings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestStrictTurnsWarningsIntoViolations(t *testing.T) {
+	in := strings.ReplaceAll(codexOK, "\n", "\r\n")
+	_, loose := collect(t, strings.NewReader(in), Options{})
+	_, strict := collect(t, strings.NewReader(in), Options{Strict: true})
+	if loose.Violations != 0 || loose.Warnings != 6 {
+		t.Errorf("loose: %d violations, %d warnings; want 0, 6", loose.Violations, loose.Warnings)
+	}
+	if strict.Violations != 6 || strict.Warnings != 0 {
+		t.Errorf("strict: %d violations, %d warnings; want 6, 0", strict.Violations, strict.Warnings)
+	}
+}
+
+func TestSplitReadsGiveTheSameFindings(t *testing.T) {
+	data, err := os.ReadFile("../testdata/captures/claude/f_bidi_permission_allow.transcript.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Break it in several ways so there is something to find.
+	broken := bytes.Replace(data, []byte(`"dir": "out"`), []byte(`"dir": "sideways"`), 1)
+	broken = append(broken, []byte("garbage\n{\"dir\":\"out\",\"t_ms\":1,\"line\":\"{\\\"type\\\":\\\"result\\\"}\"}")...)
+	whole, _ := collect(t, bytes.NewReader(broken), Options{})
+	if len(whole) < 3 {
+		t.Fatalf("expected several findings in the broken transcript, got %v", whole)
+	}
+	for name, r := range map[string]io.Reader{
+		"one byte": iotest.OneByteReader(bytes.NewReader(broken)),
+		"half":     iotest.HalfReader(bytes.NewReader(broken)),
+		"one job":  bytes.NewReader(broken),
+	} {
+		opts := Options{}
+		if name == "one job" {
+			opts.Jobs = 1
+		}
+		got, _ := collect(t, r, opts)
+		if d := cmp.Diff(whole, got); d != "" {
+			t.Errorf("%s: findings differ (-whole +split):\n%s", name, d)
+		}
+	}
+}
+
+func TestTranscriptPairsAcrossDirections(t *testing.T) {
+	data, err := os.ReadFile("../testdata/captures/claude/f_bidi_permission_allow.transcript.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drop the client's answer to can_use_tool: the request is left pending.
+	var kept [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if bytes.Contains(l, []byte(`"dir": "in"`)) && bytes.Contains(l, []byte(`behavior`)) {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	got, res := collect(t, bytes.NewReader(bytes.Join(kept, []byte("\n"))), Options{})
+	if !res.Transcript || res.Dialect != schemas.Claude {
+		t.Fatalf("transcript=%v dialect=%q", res.Transcript, res.Dialect)
+	}
+	if res.Counts["claude/control/request-answered"] != 1 {
+		t.Errorf("want the unanswered can_use_tool reported, got counts %v and findings %v", res.Counts, got)
+	}
+}
+
+func TestHostileInputNeverPanicsOrHangs(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000)
+	tests := map[string]string{
+		"deep nesting":   `{"type":"turn.started","x":` + deep + "}\n",
+		"huge numbers":   `{"type":"thread.started","thread_id":"t","n":1e400,"m":123456789012345678901234567890}` + "\n",
+		"lone surrogate": `{"type":"thread.started","thread_id":"\ud800"}` + "\n",
+		"NUL bytes":      "{\"type\":\"thread.started\",\"thread_id\":\"a\x00b\"}\n\x00\x00\x00\n",
+		"not JSON":       "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00>\x00\x01\x00\x00\x00\n\xff\xfe\xfd\n",
+		"only newlines":  "\n\n\n",
+		"empty":          "",
+		"array lines":    "[1,2]\n\"str\"\n42\n",
+	}
+	for name, in := range tests {
+		t.Run(name, func(t *testing.T) {
+			done := make(chan struct{})
+			var res *Result
+			go func() {
+				defer close(done)
+				res, _ = Stream(context.Background(), strings.NewReader(in), "t.jsonl", Options{}, nil)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("validate hung")
+			}
+			nonEmpty := strings.Count(strings.TrimRight(in, "\n"), "\n") + 1
+			if strings.Trim(in, "\n") == "" {
+				nonEmpty = 0
+			}
+			if res.Lines != nonEmpty {
+				t.Errorf("Lines = %d, want %d", res.Lines, nonEmpty)
+			}
+			if name != "only newlines" && name != "empty" && res.Violations+res.Warnings == 0 {
+				t.Errorf("hostile input %q gave no finding at all", name)
+			}
+		})
+	}
+}
+
+// hugeLine streams a 100 MB line without holding it in memory.
+type hugeLine struct{ left int }
+
+func (h *hugeLine) Read(p []byte) (int, error) {
+	if h.left <= 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), h.left)
+	for i := range n {
+		p[i] = 'a'
+	}
+	if h.left == 100<<20 && n > 0 {
+		p[0] = '{'
+	}
+	h.left -= n
+	return n, nil
+}
+
+func TestHundredMegabyteLineIsReportedAndSkipped(t *testing.T) {
+	in := io.MultiReader(&hugeLine{left: 100 << 20}, strings.NewReader("\n"+codexOK))
+	got, res := collect(t, in, Options{})
+	if want := []string{"jsonl/line-too-long@1"}; !cmp.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if res.Lines != 7 {
+		t.Errorf("Lines = %d, want 7 (the long one and the six after it)", res.Lines)
+	}
+}
+
+func TestDetect(t *testing.T) {
+	tests := map[string]schemas.Dialect{
+		`{"type":"system","subtype":"init","uuid":"u","session_id":"s"}`:                                                  schemas.Claude,
+		`{"type":"control_response","response":{"subtype":"success","request_id":"r"}}`:                                   schemas.Claude,
+		`{"type":"control_request","request_id":"r","request":{"subtype":"initialize"}}`:                                  schemas.ClaudeStdin,
+		`{"type":"user","session_id":"","message":{"role":"user","content":"hi"}}`:                                        schemas.ClaudeStdin,
+		`{"type":"thread.started","thread_id":"t"}`:                                                                       schemas.Codex,
+		`{"type":"init","timestamp":"2025-01-01T00:00:00Z","session_id":"s","model":"m"}`:                                 schemas.Gemini,
+		`{"type":"sessionStarted","id":"1","sessionId":"s","timestamp":"t","agentType":"codex"}`:                          schemas.UnifiedEvents,
+		`{"type":"system","subtype":"init","session_id":"s","model":"m","cwd":"/","permissionMode":"default","tools":[]}`: schemas.ShimEvents,
+		`{"type":"text","content":"hi"}`:                                                                                  schemas.ShimEvents,
+	}
+	for line, want := range tests {
+		_, res := collect(t, strings.NewReader(line+"\n"), Options{})
+		if res.Dialect != want {
+			t.Errorf("%s: dialect %q, want %q", line, res.Dialect, want)
+		}
+	}
+	_, res := collect(t, strings.NewReader(`{"type":"keep_alive"}`+"\n"), Options{})
+	if res.Dialect != "" || res.Counts["stream/unknown-dialect"] != 1 {
+		t.Errorf("undecidable stream: dialect %q counts %v", res.Dialect, res.Counts)
+	}
+}
+
+func TestIndexPattern(t *testing.T) {
+	for in, want := range map[string]string{"": "", "/a/0/b/12": "/a/*/b/*", "/x": "/x"} {
+		if got := indexPattern(in); got != want {
+			t.Errorf("indexPattern(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
