@@ -233,7 +233,7 @@ func (p *pipe) setup(peeked []lineRec) {
 	if d == "" {
 		if dd, err := schemas.ParseDialect(cliHint); err == nil && p.transcript {
 			d = dd
-		} else if dd, ok := Detect(events); ok {
+		} else if dd, ok := schemas.Detect(events); ok {
 			d = dd
 		}
 	}

@@ -1,11 +1,9 @@
-package validate
-
-import "github.com/agentconform/agentconform/schemas"
+package schemas
 
 // Detect tells the dialect of a stream from its first decoded events: the
 // first event whose shape belongs to one dialect only decides. It returns
 // false when no event decides (for example a stream of keep_alive lines).
-func Detect(events []map[string]any) (schemas.Dialect, bool) {
+func Detect(events []map[string]any) (Dialect, bool) {
 	for _, ev := range events {
 		if d, ok := detectOne(ev); ok {
 			return d, true
@@ -38,82 +36,82 @@ var cliRequests = map[string]bool{
 	"can_use_tool": true, "hook_callback": true, "mcp_message": true, "elicitation": true, "request_user_dialog": true,
 }
 
-func detectOne(ev map[string]any) (schemas.Dialect, bool) {
+func detectOne(ev map[string]any) (Dialect, bool) {
 	t, _ := ev["type"].(string)
 	has := func(k string) bool { _, ok := ev[k]; return ok }
 	switch {
 	case codexTypes[t]:
-		return schemas.Codex, true
+		return Codex, true
 	case unifiedTypes[t]:
-		return schemas.UnifiedEvents, true
+		return UnifiedEvents, true
 	case shimOnlyTypes[t]:
-		return schemas.ShimEvents, true
+		return ShimEvents, true
 	case claudeOnlyTypes[t]:
-		return schemas.Claude, true
+		return Claude, true
 	}
 	switch t {
 	case "init":
-		return schemas.Gemini, true
+		return Gemini, true
 	case "message":
 		if has("timestamp") || has("delta") {
-			return schemas.Gemini, true
+			return Gemini, true
 		}
 	case "tool_use":
 		if has("tool_id") {
-			return schemas.Gemini, true
+			return Gemini, true
 		}
 		if has("id") && has("name") {
-			return schemas.ShimEvents, true
+			return ShimEvents, true
 		}
 	case "tool_result":
 		if has("tool_id") {
-			return schemas.Gemini, true
+			return Gemini, true
 		}
 		if has("tool_use_id") {
-			return schemas.ShimEvents, true
+			return ShimEvents, true
 		}
 	case "system":
 		if ev["subtype"] == "init" && !has("uuid") && !has("claude_code_version") && !has("apiKeySource") {
-			return schemas.ShimEvents, true
+			return ShimEvents, true
 		}
 		if ev["subtype"] == "error" || ev["subtype"] == "session_id" {
-			return schemas.ShimEvents, true
+			return ShimEvents, true
 		}
-		return schemas.Claude, true
+		return Claude, true
 	case "result":
 		switch {
 		case has("stats") || has("status"):
-			return schemas.Gemini, true
+			return Gemini, true
 		case has("uuid") || has("duration_api_ms") || has("modelUsage"):
-			return schemas.Claude, true
+			return Claude, true
 		case has("is_error"):
-			return schemas.ShimEvents, true
+			return ShimEvents, true
 		}
 	case "error":
 		if has("severity") {
-			return schemas.Gemini, true
+			return Gemini, true
 		}
 	case "user":
 		if has("uuid") || has("tool_use_result") || has("isReplay") {
-			return schemas.Claude, true
+			return Claude, true
 		}
-		return schemas.ClaudeStdin, true
+		return ClaudeStdin, true
 	case "control_request":
 		req, _ := ev["request"].(map[string]any)
 		st, _ := req["subtype"].(string)
 		if cliRequests[st] {
-			return schemas.Claude, true
+			return Claude, true
 		}
 		if st != "" {
-			return schemas.ClaudeStdin, true
+			return ClaudeStdin, true
 		}
 	case "control_response":
 		resp, _ := ev["response"].(map[string]any)
 		inner, _ := resp["response"].(map[string]any)
 		if _, ok := inner["behavior"]; ok {
-			return schemas.ClaudeStdin, true
+			return ClaudeStdin, true
 		}
-		return schemas.Claude, true
+		return Claude, true
 	}
 	return "", false
 }
