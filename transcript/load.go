@@ -1,0 +1,621 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/agentconform/agentconform/finding"
+	"github.com/agentconform/agentconform/jsonl"
+	"github.com/agentconform/agentconform/schemas"
+)
+
+// Error is one problem in a transcript file, located by line, byte offset
+// and JSON pointer.
+type Error struct {
+	File    string
+	Line    int
+	Offset  int64
+	Pointer string
+	Msg     string
+}
+
+// Error renders "file:line: byte N: at /pointer: message".
+func (e *Error) Error() string {
+	var b strings.Builder
+	file := e.File
+	if file == "" {
+		file = "<transcript>"
+	}
+	b.WriteString(file)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d: byte %d", e.Line, e.Offset)
+	}
+	if e.Pointer != "" {
+		b.WriteString(": at " + e.Pointer)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// Errors is every problem found in one transcript (at most maxErrors).
+type Errors []*Error
+
+// Error joins the problems, one per line.
+func (es Errors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+const maxErrors = 20
+
+// Options tell Load what it cannot see in a plain capture.
+type Options struct {
+	// CLI names the CLI of a plain stdout capture; "" detects it.
+	CLI string
+	// MaxLineBytes bounds one line; 0 means jsonl.DefaultMaxLineBytes.
+	MaxLineBytes int64
+}
+
+// LoadFile loads a transcript from a file system (os.DirFS, fixtures.FS()).
+func LoadFile(fsys fs.FS, name string, opts Options) (*Transcript, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("opening transcript: %w", err)
+	}
+	defer f.Close()
+	return Load(f, name, opts)
+}
+
+// Load reads a transcript in any of three forms, told apart by the first
+// line:
+//   - agentconform/v1: a header with "transcript":"agentconform/v1", then steps;
+//   - a capture transcript: {"dir":"meta"|"in"|"out"|"err","t_ms":N,...} per
+//     line (testdata/captures/claude/*.transcript.jsonl), converted to steps:
+//     stdin lines become subset matches on their type (and request subtype),
+//     with request ids captured and templated into the stdout lines that
+//     echo them;
+//   - anything else is a plain stdout capture: every line is an "out" step,
+//     then exit 0.
+//
+// Every problem is reported with its line, byte offset and JSON pointer.
+func Load(r io.Reader, name string, opts Options) (*Transcript, error) {
+	rd := jsonl.NewReader(r, jsonl.Options{MaxLineBytes: opts.MaxLineBytes})
+	l := &loader{name: name, opts: opts}
+	first := true
+	for {
+		line, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading transcript %s: %w", name, err)
+		}
+		if line.TooLong {
+			l.fail(line, "", fmt.Sprintf("line of %d bytes exceeds the %d-byte limit", line.Len, maxLine(opts)))
+			continue
+		}
+		if first {
+			first = false
+			l.sniff(line)
+		}
+		l.line(line)
+		if len(l.errs) >= maxErrors {
+			break
+		}
+	}
+	return l.finish()
+}
+
+func maxLine(o Options) int64 {
+	if o.MaxLineBytes > 0 {
+		return o.MaxLineBytes
+	}
+	return jsonl.DefaultMaxLineBytes
+}
+
+type form int
+
+const (
+	formNative form = iota
+	formCapture
+	formPlain
+)
+
+type loader struct {
+	name string
+	opts Options
+	form form
+	t    Transcript
+	errs Errors
+
+	sawHeader bool
+	// capture conversion: recorded client request ids and their names.
+	reqNames map[string]string
+	events   []map[string]any // plain form: first events, for detection
+}
+
+func (l *loader) fail(line jsonl.Line, ptr, msg string) {
+	if len(l.errs) < maxErrors {
+		l.errs = append(l.errs, &Error{File: l.name, Line: line.Number, Offset: line.Offset, Pointer: ptr, Msg: msg})
+	}
+}
+
+// sniff decides the form from the first line.
+func (l *loader) sniff(line jsonl.Line) {
+	obj, _ := jsonl.Parse(line.Bytes, jsonl.ParseOptions{})
+	switch {
+	case obj != nil && obj["transcript"] != nil:
+		l.form = formNative
+	case obj != nil && obj["dir"] != nil && obj["t_ms"] != nil:
+		l.form = formCapture
+		l.t.Header = Header{Format: Format, Source: "captured", Cwd: "<cwd>"}
+		l.reqNames = map[string]string{}
+	default:
+		l.form = formPlain
+		l.t.Header = Header{Format: Format, CLI: l.opts.CLI, Source: "captured"}
+	}
+}
+
+func (l *loader) line(line jsonl.Line) {
+	obj, fs := jsonl.Parse(line.Bytes, jsonl.ParseOptions{})
+	if l.form == formPlain {
+		// A plain capture replays byte for byte, whatever is wrong with it.
+		if obj != nil && len(l.events) < 64 {
+			l.events = append(l.events, obj)
+		}
+		l.t.Steps = append(l.t.Steps, Step{Line: line.Number, Offset: line.Offset, Op: OpOut, Text: string(line.Bytes)})
+		return
+	}
+	for _, f := range fs {
+		if f.Rule.Level == finding.Must {
+			l.fail(line, f.Pointer, f.Message)
+			return
+		}
+	}
+	if obj == nil {
+		return
+	}
+	if l.form == formCapture {
+		l.capture(line, obj)
+		return
+	}
+	if !l.sawHeader {
+		l.sawHeader = true
+		l.header(line, obj)
+		return
+	}
+	if st, ok := l.step(line, obj); ok {
+		l.t.Steps = append(l.t.Steps, st)
+	}
+}
+
+var headerKeys = map[string]bool{"transcript": true, "cli": true, "cli_version": true, "scenario": true, "description": true,
+	"argv": true, "env": true, "cwd": true, "session_id": true, "source": true}
+
+func (l *loader) header(line jsonl.Line, obj map[string]any) {
+	h := &l.t.Header
+	for _, k := range sortedKeys(obj) {
+		if !headerKeys[k] {
+			l.fail(line, finding.Pointer(k), fmt.Sprintf("unknown header field %q", k))
+		}
+	}
+	str := func(k string, required bool) string {
+		v, ok := obj[k]
+		if !ok {
+			if required {
+				l.fail(line, finding.Pointer(k), "the header must have "+strconv.Quote(k))
+			}
+			return ""
+		}
+		s, ok := v.(string)
+		if !ok {
+			l.fail(line, finding.Pointer(k), k+" must be a string")
+		}
+		return s
+	}
+	h.Format = str("transcript", true)
+	if h.Format != "" && h.Format != Format {
+		l.fail(line, "/transcript", fmt.Sprintf("format %q is not %q", h.Format, Format))
+	}
+	h.CLI = str("cli", true)
+	if h.CLI != "" && h.CLI != "claude" && h.CLI != "codex" && h.CLI != "gemini" {
+		l.fail(line, "/cli", fmt.Sprintf("cli %q is not claude, codex or gemini", h.CLI))
+	}
+	h.CLIVersion = str("cli_version", true)
+	h.Scenario = str("scenario", false)
+	h.Description = str("description", false)
+	h.Cwd = str("cwd", false)
+	h.SessionID = str("session_id", false)
+	h.Source = str("source", false)
+	h.Argv = l.strings(line, obj, "argv")
+	h.Env = l.strings(line, obj, "env")
+}
+
+func (l *loader) strings(line jsonl.Line, obj map[string]any, k string) []string {
+	v, ok := obj[k]
+	if !ok {
+		return nil
+	}
+	arr, ok := v.([]any)
+	if !ok {
+		l.fail(line, finding.Pointer(k), k+" must be an array of strings")
+		return nil
+	}
+	out := make([]string, 0, len(arr))
+	for i, x := range arr {
+		s, ok := x.(string)
+		if !ok {
+			l.fail(line, finding.Pointer(k, strconv.Itoa(i)), "must be a string")
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// stepKeys are the keys a step line may have besides its one op key.
+var stepKeys = map[string]bool{"t": true, "capture": true, "cases": true, "optional": true, "newline": true}
+
+func (l *loader) step(line jsonl.Line, obj map[string]any) (Step, bool) {
+	st := Step{Line: line.Number, Offset: line.Offset}
+	var found []string
+	for _, k := range sortedKeys(obj) {
+		isOp := false
+		for _, op := range ops {
+			if string(op) == k {
+				isOp = true
+			}
+		}
+		switch {
+		case isOp:
+			found = append(found, k)
+		case !stepKeys[k]:
+			l.fail(line, finding.Pointer(k), fmt.Sprintf("unknown step field %q (a step has one of %s, and optionally t, newline, capture, cases, optional)", k, opList()))
+			return st, false
+		}
+	}
+	if len(found) != 1 {
+		l.fail(line, "", fmt.Sprintf("a step must have exactly one op key (%s); found %d: %s", opList(), len(found), strings.Join(found, ", ")))
+		return st, false
+	}
+	st.Op = Op(found[0])
+	v := obj[found[0]]
+	bad := func(ptr, msg string) (Step, bool) { l.fail(line, ptr, msg); return st, false }
+	if t, ok := obj["t"]; ok {
+		n, ok := wholeNumber(t)
+		if !ok || n < 0 {
+			return bad("/t", "t must be a non-negative whole number of milliseconds")
+		}
+		st.T = &n
+	}
+	if nl, ok := obj["newline"]; ok {
+		b, isBool := nl.(bool)
+		if !isBool || (st.Op != OpOut && st.Op != OpErr) {
+			return bad("/newline", `newline (true or false) belongs only to an "out" or "err" step`)
+		}
+		st.NoNewline = !b
+	}
+	if st.Op != OpIn {
+		for _, k := range []string{"capture", "cases", "optional"} {
+			if _, ok := obj[k]; ok {
+				return bad(finding.Pointer(k), k+" belongs only to an \"in\" step")
+			}
+		}
+	}
+	switch st.Op {
+	case OpOut, OpErr, OpLabel, OpGoto, OpExitSignal:
+		s, ok := v.(string)
+		if !ok {
+			return bad(finding.Pointer(found[0]), found[0]+" must be a string")
+		}
+		switch st.Op {
+		case OpOut, OpErr:
+			if strings.ContainsAny(s, "\n") {
+				return bad(finding.Pointer(found[0]), "a line must not contain a newline (write one step per line)")
+			}
+			st.Text = s
+		case OpLabel, OpGoto:
+			if s == "" {
+				return bad(finding.Pointer(found[0]), "a label must not be empty")
+			}
+			st.Label = s
+		case OpExitSignal:
+			if !knownSignals[s] {
+				return bad("/exit_signal", fmt.Sprintf("%q is not a signal name (SIGTERM, SIGKILL, ...)", s))
+			}
+			st.Signal = s
+		}
+	case OpIn:
+		switch x := v.(type) {
+		case string:
+			st.Text = x
+		case map[string]any:
+			st.Match = x
+		default:
+			return bad("/in", "in must be an object (matched as a subset of a JSON stdin line) or a string (a raw stdin line)")
+		}
+		if c, ok := obj["capture"]; ok {
+			m, ok := c.(map[string]any)
+			if !ok || st.Match == nil {
+				return bad("/capture", "capture must be an object of name: JSON pointer, on an \"in\" step with an object")
+			}
+			st.Capture = map[string]string{}
+			for _, k := range sortedKeys(m) {
+				p, ok := m[k].(string)
+				if !ok || (p != "" && !strings.HasPrefix(p, "/")) {
+					return bad(finding.Pointer("capture", k), "a capture is a JSON pointer such as \"/request_id\"")
+				}
+				st.Capture[k] = p
+			}
+		}
+		if c, ok := obj["cases"]; ok {
+			arr, ok := c.([]any)
+			if !ok {
+				return bad("/cases", "cases must be an array of {match, goto}")
+			}
+			for i, x := range arr {
+				m, _ := x.(map[string]any)
+				match, mok := m["match"].(map[string]any)
+				to, gok := m["goto"].(string)
+				if !mok || !gok || to == "" || len(m) != 2 {
+					return bad(finding.Pointer("cases", strconv.Itoa(i)), `a case is {"match": {...}, "goto": "label"}`)
+				}
+				st.Cases = append(st.Cases, Case{Match: match, Goto: to})
+			}
+		}
+		if o, ok := obj["optional"]; ok {
+			b, ok := o.(bool)
+			if !ok {
+				return bad("/optional", "optional must be true or false")
+			}
+			st.Optional = b
+		}
+	case OpStdinEOF, OpNextProcess:
+		if v != true {
+			return bad(finding.Pointer(found[0]), found[0]+" must be true")
+		}
+	case OpDelay:
+		n, ok := wholeNumber(v)
+		if !ok || n < 0 {
+			return bad("/delay_ms", "delay_ms must be a non-negative whole number")
+		}
+		st.DelayMS = n
+	case OpExit:
+		n, ok := wholeNumber(v)
+		if !ok || n < 0 || n > 255 {
+			return bad("/exit", "exit must be a status from 0 to 255")
+		}
+		st.Code = int(n)
+	case OpOnSignal:
+		m, ok := v.(map[string]any)
+		if !ok || len(m) == 0 {
+			return bad("/on_signal", `on_signal must map signal names to actions, e.g. {"SIGTERM": "ignore"}`)
+		}
+		st.OnSignal = map[string]string{}
+		for _, sig := range sortedKeys(m) {
+			a, ok := m[sig].(string)
+			if !knownSignals[sig] {
+				return bad(finding.Pointer("on_signal", sig), fmt.Sprintf("%q is not a signal name", sig))
+			}
+			if !ok {
+				return bad(finding.Pointer("on_signal", sig), "an action must be a string: "+signalActions)
+			}
+			if err := checkSignalAction(a); err != nil {
+				return bad(finding.Pointer("on_signal", sig), err.Error())
+			}
+			st.OnSignal[sig] = a
+		}
+	}
+	return st, true
+}
+
+func opList() string {
+	names := make([]string, len(ops))
+	for i, o := range ops {
+		names[i] = string(o)
+	}
+	return strings.Join(names, ", ")
+}
+
+func wholeNumber(v any) (int64, bool) {
+	f, ok := v.(float64)
+	if !ok || f != float64(int64(f)) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// capture converts one dir/t_ms/line record.
+func (l *loader) capture(line jsonl.Line, rec map[string]any) {
+	var t *int64
+	if n, ok := wholeNumber(rec["t_ms"]); ok {
+		t = &n
+	}
+	dir, _ := rec["dir"].(string)
+	text, hasText := rec["line"].(string)
+	switch dir {
+	case "meta":
+		l.captureMeta(line, rec, t)
+	case "out", "err":
+		if !hasText {
+			l.fail(line, "/line", `an "`+dir+`" record needs the raw line as a string in "line"`)
+			return
+		}
+		op := OpOut
+		if dir == "err" {
+			op = OpErr
+		} else {
+			text = l.templateIDs(text)
+		}
+		l.t.Steps = append(l.t.Steps, Step{Line: line.Number, Offset: line.Offset, T: t, Op: op, Text: text})
+	case "in":
+		if !hasText {
+			l.fail(line, "/line", `an "in" record needs the raw line as a string in "line"`)
+			return
+		}
+		l.t.Steps = append(l.t.Steps, l.expectFor(line, t, text))
+	default:
+		l.fail(line, "/dir", fmt.Sprintf(`dir %q is not "meta", "in", "out" or "err"`, dir))
+	}
+}
+
+func (l *loader) captureMeta(line jsonl.Line, rec map[string]any, t *int64) {
+	h := &l.t.Header
+	switch rec["event"] {
+	case "start":
+		h.CLI, _ = rec["cli"].(string)
+		h.CLIVersion, _ = rec["cli_version"].(string)
+		h.Scenario, _ = rec["capture"].(string)
+		h.Argv = l.strings(line, rec, "argv")
+		if env, ok := rec["env"].(map[string]any); ok {
+			h.Env = sortedKeys(env)
+		}
+	case "stdin_closed":
+		l.t.Steps = append(l.t.Steps, Step{Line: line.Number, Offset: line.Offset, T: t, Op: OpStdinEOF})
+	case "exit":
+		if sig, ok := rec["signal"].(string); ok && sig != "" {
+			l.t.Steps = append(l.t.Steps, Step{Line: line.Number, Offset: line.Offset, T: t, Op: OpExitSignal, Signal: sig})
+			return
+		}
+		code, _ := wholeNumber(rec["exit_code"])
+		l.t.Steps = append(l.t.Steps, Step{Line: line.Number, Offset: line.Offset, T: t, Op: OpExit, Code: int(code)})
+	}
+}
+
+// expectFor turns a recorded stdin line into a subset match: the type, the
+// request subtype for control requests, and the request id for control
+// responses (which answer ids the CLI chose and will choose again).
+func (l *loader) expectFor(line jsonl.Line, t *int64, text string) Step {
+	st := Step{Line: line.Number, Offset: line.Offset, T: t, Op: OpIn}
+	obj, _ := jsonl.Parse([]byte(text), jsonl.ParseOptions{})
+	if obj == nil {
+		st.Text = text
+		return st
+	}
+	typ, _ := obj["type"].(string)
+	st.Match = map[string]any{"type": typ}
+	switch typ {
+	case "control_request":
+		if req, ok := obj["request"].(map[string]any); ok {
+			if sub, ok := req["subtype"].(string); ok {
+				st.Match["request"] = map[string]any{"subtype": sub}
+			}
+		}
+		if id, ok := obj["request_id"].(string); ok {
+			name := "req" + strconv.Itoa(len(l.reqNames)+1)
+			l.reqNames[id] = name
+			st.Capture = map[string]string{name: "/request_id"}
+		}
+	case "control_response":
+		if resp, ok := obj["response"].(map[string]any); ok {
+			if id, ok := resp["request_id"].(string); ok {
+				st.Match["response"] = map[string]any{"request_id": id}
+			}
+		}
+	}
+	return st
+}
+
+// templateIDs replaces recorded client request ids in a stdout line with
+// the {{name}} of their capture, so replay echoes the ids the client sends.
+func (l *loader) templateIDs(text string) string {
+	for id, name := range l.reqNames {
+		text = strings.ReplaceAll(text, `"request_id":"`+id+`"`, `"request_id":"{{`+name+`}}"`)
+	}
+	return text
+}
+
+func (l *loader) finish() (*Transcript, error) {
+	t := &l.t
+	t.Name = l.name
+	switch l.form {
+	case formPlain:
+		if t.Header.CLI == "" {
+			d, ok := schemas.Detect(l.events)
+			switch {
+			case !ok:
+				l.errs = append(l.errs, &Error{File: l.name, Msg: "not a transcript, and no event says which CLI wrote this stdout capture (pass the CLI explicitly)"})
+			case d == schemas.Claude || d == schemas.ClaudeStdin:
+				t.Header.CLI = "claude"
+			case d == schemas.Codex || d == schemas.Gemini:
+				t.Header.CLI = string(d)
+			default:
+				l.errs = append(l.errs, &Error{File: l.name, Msg: fmt.Sprintf("a %s stream is an adapter's output, not a CLI's; it cannot be replayed by a fake CLI", d)})
+			}
+		}
+		t.Steps = append(t.Steps, Step{Op: OpExit, Code: 0})
+	case formNative:
+		if !l.sawHeader && len(l.errs) == 0 {
+			l.errs = append(l.errs, &Error{File: l.name, Msg: "empty transcript: the first line must be the header"})
+		}
+	}
+	l.checkFlow()
+	if len(l.errs) > 0 {
+		return nil, l.errs
+	}
+	return t, nil
+}
+
+// checkFlow checks what single lines cannot show: labels exist and are
+// unique, and every process ends with exit or exit_signal.
+func (l *loader) checkFlow() {
+	seen := map[string]int{}
+	for _, s := range l.t.Steps {
+		if s.Op == OpLabel {
+			if prev, dup := seen[s.Label]; dup {
+				l.errs = append(l.errs, &Error{File: l.name, Line: s.Line, Offset: s.Offset, Pointer: "/label", Msg: fmt.Sprintf("label %q is already defined at line %d", s.Label, prev)})
+			}
+			seen[s.Label] = s.Line
+		}
+	}
+	need := func(s Step, label, ptr string) {
+		if _, ok := seen[label]; !ok {
+			l.errs = append(l.errs, &Error{File: l.name, Line: s.Line, Offset: s.Offset, Pointer: ptr, Msg: fmt.Sprintf("no label %q in this transcript", label)})
+		}
+	}
+	for _, s := range l.t.Steps {
+		switch s.Op {
+		case OpGoto:
+			need(s, s.Label, "/goto")
+		case OpIn:
+			for i, c := range s.Cases {
+				need(s, c.Goto, finding.Pointer("cases", strconv.Itoa(i), "goto"))
+			}
+		case OpOnSignal:
+			for _, sig := range sortedKeys(s.OnSignal) {
+				if a := s.OnSignal[sig]; strings.HasPrefix(a, "goto:") {
+					need(s, strings.TrimPrefix(a, "goto:"), finding.Pointer("on_signal", sig))
+				}
+			}
+		}
+	}
+	if len(l.errs) > 0 {
+		return
+	}
+	for i, proc := range l.t.Processes() {
+		if len(proc) == 0 {
+			l.errs = append(l.errs, &Error{File: l.name, Msg: fmt.Sprintf("process %d of the transcript has no steps", i+1)})
+			continue
+		}
+		last := proc[len(proc)-1]
+		if last.Op != OpExit && last.Op != OpExitSignal && last.Op != OpGoto {
+			l.errs = append(l.errs, &Error{File: l.name, Line: last.Line, Offset: last.Offset,
+				Msg: fmt.Sprintf("process %d does not end with exit or exit_signal (a replay must know how the CLI ended)", i+1)})
+		}
+	}
+}
+
+// IsErrors reports whether err holds transcript problems (as opposed to an
+// I/O error) and returns them.
+func IsErrors(err error) (Errors, bool) {
+	var es Errors
+	ok := errors.As(err, &es)
+	return es, ok
+}
