@@ -97,6 +97,6 @@ var (
 	// RuleTranscriptLine fires on a transcript line that is not a valid
 	// transcript record (dir, t_ms, line).
 	RuleTranscriptLine = &finding.Rule{ID: "transcript/record", Level: finding.Must,
-		Source:      "testdata/captures/README.md",
-		Requirement: `Every transcript line must be an object with "dir" (in, out, err or meta) and, for in/out/err, a string "line".`}
+		Source:      "README.md Transcripts; testdata/captures/README.md",
+		Requirement: `Every transcript line must be a valid record: an agentconform/v1 header or step, or a capture record with "dir" (in, out, err or meta) and, for in/out/err, a string "line".`}
 )

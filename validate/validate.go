@@ -7,6 +7,7 @@
 package validate
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -107,11 +108,20 @@ const (
 // Stream validates one stream read from r. name is the file name findings
 // carry ("" for stdin). It returns an error only for I/O failures and
 // cancellation; everything wrong with the stream's content is a finding.
+//
+// Three kinds of input are told apart by their first line: a stream of
+// events; a capture transcript of both directions ({"dir","t_ms","line"}
+// records); and an agentconform/v1 transcript, whose replayed stdout is
+// validated along every path through its branches.
 func Stream(ctx context.Context, r io.Reader, name string, opts Options, report Reporter) (*Result, error) {
 	if report == nil {
 		report = func(finding.Finding, finding.Severity) {}
 	}
-	rd := jsonl.NewReader(r, jsonl.Options{MaxLineBytes: opts.MaxLineBytes})
+	br := bufio.NewReaderSize(r, 64<<10)
+	if sniffV1(br) {
+		return streamV1(ctx, br, name, opts, report)
+	}
+	rd := jsonl.NewReader(br, jsonl.Options{MaxLineBytes: opts.MaxLineBytes})
 	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}
 	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}}
 

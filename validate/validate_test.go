@@ -276,3 +276,48 @@ func TestIndexPattern(t *testing.T) {
 		}
 	}
 }
+
+const v1Permission = `{"transcript":"agentconform/v1","cli":"codex","cli_version":"0.169.0","scenario":"branches"}
+{"stdin_eof":true}
+{"out":"{\"type\":\"thread.started\",\"thread_id\":\"{{tid}}\"}"}
+{"out":"{\"type\":\"turn.started\"}"}
+{"in":"go?","cases":[{"match":{"x":1},"goto":"b"}]}
+{"out":"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"agent_message\",\"text\":\"a\"}}"}
+{"goto":"end"}
+{"label":"b"}
+{"out":"{\"type\":\"item.completed\",\"item\":{\"id\":\"item_0\",\"type\":\"agent_message\",\"text\":\"b\"}}"}
+{"label":"end"}
+{"out":"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"cached_input_tokens\":0,\"cache_write_input_tokens\":0,\"output_tokens\":1,\"reasoning_output_tokens\":0}}"}
+{"exit":0}
+{"next_process":true}
+{"stdin_eof":true}
+{"out":"{\"type\":\"thread.started\",\"thread_id\":\"{{tid}}\"}"}
+{"out":"{\"type\":\"turn.started\"}"}
+{"out":"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":2,\"cached_input_tokens\":0,\"cache_write_input_tokens\":0,\"output_tokens\":2,\"reasoning_output_tokens\":0}}"}
+{"exit":0}
+`
+
+func TestV1TranscriptEveryPathAndProcess(t *testing.T) {
+	got, res := collect(t, strings.NewReader(v1Permission), Options{})
+	if len(got) != 0 || res.Dialect != schemas.Codex || !res.Transcript {
+		t.Fatalf("clean transcript: findings %v, dialect %q", got, res.Dialect)
+	}
+	// Break only the branch taken by a case: it must still be found, at
+	// the transcript's own line.
+	broken := strings.Replace(v1Permission, `\"text\":\"b\"`, `\"text\":7`, 1)
+	got, _ = collect(t, strings.NewReader(broken), Options{})
+	if want := []string{"codex/schema@9"}; !cmp.Equal(got, want) {
+		t.Errorf("broken branch: got %v, want %v", got, want)
+	}
+	// Drop the second process's terminal event: truncated, reported there.
+	broken = strings.Replace(v1Permission, `{"out":"{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":2`, `{"err":"{\"x\":{\"input_tokens\":2`, 1)
+	got, _ = collect(t, strings.NewReader(broken), Options{})
+	if want := []string{"codex/stream/truncated@16"}; !cmp.Equal(got, want) {
+		t.Errorf("truncated second process: got %v, want %v", got, want)
+	}
+	// A malformed step is a located transcript finding.
+	got, _ = collect(t, strings.NewReader(strings.Replace(v1Permission, `{"goto":"end"}`, `{"goto":"nowhere"}`, 1)), Options{})
+	if want := []string{"transcript/record@7"}; !cmp.Equal(got, want) {
+		t.Errorf("bad goto: got %v, want %v", got, want)
+	}
+}

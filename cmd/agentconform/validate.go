@@ -253,7 +253,7 @@ func parseSize(s string) (int64, error) {
 func printRules(w io.Writer) {
 	var all []*finding.Rule
 	all = append(all, jsonl.Rules...)
-	all = append(all, validate.RuleUnknownDialect, validate.RuleNoKnownEvents, validate.RuleNoSchema, validate.RuleTranscriptLine)
+	all = append(all, validate.RuleUnknownDialect, validate.RuleNoKnownEvents, validate.RuleNoSchema, validate.RuleTranscriptLine, validate.RuleTranscriptPaths)
 	for _, d := range schemas.Dialects {
 		if d.Native() {
 			all = append(all, validate.RulesFor(schemas.Observed, d)...)
