@@ -1,0 +1,274 @@
+package jsonl
+
+import (
+	"encoding/binary"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/agentconform/agentconform/finding"
+)
+
+// cachedKey is one entry of the key cache.
+type cachedKey struct {
+	s  string
+	fp shortPrint
+}
+
+// cachedStr is one entry of the short-string value cache: the string and
+// the interface value boxing it, so that a hit costs no allocation at all.
+type cachedStr struct {
+	s  string
+	v  any
+	fp shortPrint
+}
+
+// key parses an object key and interns it.
+func (d *decoder) key() (string, bool) {
+	b, ok := d.stringBytes()
+	if !ok {
+		return "", false
+	}
+	n := len(b)
+	if n == 0 || n > maxInternLen {
+		return string(b), true
+	}
+	fp := fingerprint(b)
+	e := &d.keys[fp.hash()&(keyCacheSize-1)]
+	if e.fp == fp && (n <= 16 || e.s == string(b)) {
+		return e.s, true
+	}
+	s := string(b)
+	e.s, e.fp = s, fp
+	return s, true
+}
+
+// stringValue parses a string value. Short strings are interned together
+// with their boxed interface value: repeated event types, tool names and
+// ids then cost no allocation.
+func (d *decoder) stringValue() any {
+	b, ok := d.stringBytes()
+	if !ok {
+		return nil
+	}
+	n := len(b)
+	if n == 0 {
+		return ""
+	}
+	if n > maxInternLen {
+		return string(b)
+	}
+	fp := fingerprint(b)
+	e := &d.strs[fp.hash()&(strCacheSize-1)]
+	if e.fp == fp && e.v != nil && (n <= 16 || e.s == string(b)) {
+		return e.v
+	}
+	s := string(b)
+	var v any = s
+	e.s, e.v, e.fp = s, v, fp
+	return v
+}
+
+// shortPrint is a fingerprint of a short string: its length and two words
+// that together hold every byte of a string of up to 16 bytes, so that
+// equal prints mean equal strings without a byte comparison. Longer strings
+// share prints only when their first and last 8 bytes match, and are then
+// compared in full.
+type shortPrint struct {
+	n      int
+	w0, w1 uint64
+}
+
+// fingerprint computes the shortPrint of b, which is not empty.
+func fingerprint(b []byte) shortPrint {
+	n := len(b)
+	switch {
+	case n >= 8:
+		return shortPrint{n, binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])}
+	case n >= 4:
+		return shortPrint{n, uint64(binary.LittleEndian.Uint32(b)), uint64(binary.LittleEndian.Uint32(b[n-4:]))}
+	}
+	return shortPrint{n, uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16, 0}
+}
+
+// hash mixes a shortPrint into a cache index; collisions only cost a miss.
+func (p shortPrint) hash() uint {
+	h := (p.w0*0x9e3779b97f4a7c15 ^ p.w1*0xbf58476d1ce4e5b9 ^ uint64(p.n)) * 0x94d049bb133111eb
+	return uint(h >> 40)
+}
+
+// SWAR constants: one byte repeated eight times.
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special reports, in the high bit of each byte, which bytes of the eight
+// in x end a run of plain string content: '"', '\\' or a control byte
+// below 0x20. There are no false positives unless an earlier byte is a
+// true positive, so a zero result means all eight bytes are plain.
+func special(x uint64) uint64 {
+	q := x ^ (lsb * '"')
+	s := x ^ (lsb * '\\')
+	return (((q - lsb) &^ q) | ((s - lsb) &^ s) | ((x - lsb*0x20) &^ x)) & msb
+}
+
+// plainEnd returns the index of the first byte at or after i that is '"',
+// '\\' or a control byte, or len(data).
+func plainEnd(data []byte, i int) int {
+	for i+8 <= len(data) {
+		if special(binary.LittleEndian.Uint64(data[i:])) != 0 {
+			break
+		}
+		i += 8
+	}
+	for i < len(data) {
+		if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// stringBytes parses the string at d.pos (its opening quote) and returns
+// its decoded content, which aliases d.data when the string has no escapes
+// and d.sbuf otherwise. It reports false after a syntax error.
+func (d *decoder) stringBytes() ([]byte, bool) {
+	start := d.pos + 1
+	i := start
+	if !d.checkUTF8 {
+		i = plainEnd(d.data, start)
+		if i < len(d.data) && d.data[i] == '"' {
+			d.pos = i + 1
+			return d.data[start:i], true
+		}
+	}
+	return d.stringSlow(start, i)
+}
+
+// stringSlow decodes a string with escapes, raw control bytes, invalid
+// UTF-8 or a missing closing quote. Content from start to i is known to be
+// plain. Invalid UTF-8 bytes and lone surrogates become U+FFFD, as in
+// encoding/json.
+func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
+	data := d.data
+	buf := append(d.sbuf[:0], data[start:i]...)
+	defer func() { d.sbuf = buf[:0] }()
+	lone := false
+	for {
+		if i >= len(data) {
+			d.fail(i, "line ends inside a string (truncated?)", `closing '"'`)
+			return nil, false
+		}
+		c := data[i]
+		switch {
+		case c == '"':
+			d.pos = i + 1
+			return buf, true
+		case c == '\\':
+			if i+1 >= len(data) {
+				d.fail(i+1, "line ends inside an escape sequence (truncated?)", expectEscape)
+				return nil, false
+			}
+			switch e := data[i+1]; e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				r, bad := hex4(data, i+2)
+				if bad >= 0 {
+					d.unexpected(bad, `in a \u escape`, "four hex digits")
+					return nil, false
+				}
+				esc := i
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if r2, bad := hex4(data, i+2); r < 0xDC00 && bad < 0 && i+1 < len(data) &&
+						data[i] == '\\' && data[i+1] == 'u' && r2 >= 0xDC00 && r2 <= 0xDFFF {
+						r = utf16.DecodeRune(r, r2)
+						i += 6
+					} else {
+						if !lone {
+							lone = true
+							d.loneSurrogate(esc)
+						}
+						r = utf8.RuneError
+					}
+				}
+				buf = utf8.AppendRune(buf, r)
+				continue
+			default:
+				d.unexpected(i+1, "after '\\' in a string", expectEscape)
+				return nil, false
+			}
+			i += 2
+		case c < 0x20:
+			d.fail(i, "raw control byte "+hexByte(c)+" inside a string; it must be escaped", `an escape such as \u00`+hexDigits(c))
+			return nil, false
+		case c >= 0x80 && d.checkUTF8:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				buf = utf8.AppendRune(buf, utf8.RuneError)
+			} else {
+				buf = append(buf, data[i:i+size]...)
+			}
+			i += size
+		default:
+			if d.checkUTF8 {
+				buf = append(buf, c)
+				i++
+			} else {
+				j := plainEnd(data, i+1)
+				buf = append(buf, data[i:j]...)
+				i = j
+			}
+		}
+	}
+}
+
+// hex4 decodes the four hex digits at data[i:]. It returns the column of
+// the first bad digit (or of the end of the line), or -1 when all four are
+// good.
+func hex4(data []byte, i int) (rune, int) {
+	var r rune
+	for k := i; k < i+4; k++ {
+		if k >= len(data) {
+			return 0, k
+		}
+		c := data[k]
+		switch {
+		case c-'0' <= 9:
+			r = r<<4 | rune(c-'0')
+		case (c|0x20)-'a' <= 5:
+			r = r<<4 | rune((c|0x20)-'a'+10)
+		default:
+			return 0, k
+		}
+	}
+	return r, -1
+}
+
+// loneSurrogate records a lone-surrogate finding for the escape at col.
+func (d *decoder) loneSurrogate(col int) {
+	if d.capped(loneSlot) {
+		return
+	}
+	esc := string(d.data[col : col+6])
+	d.finds = append(d.finds, pending{f: finding.Finding{
+		Rule:   RuleLoneSurrogate,
+		Column: col,
+		Message: "string contains the escaped lone UTF-16 surrogate " + esc +
+			"; it is not Unicode, and decoders disagree (Go and Parse read U+FFFD, JavaScript keeps it)",
+		Expected: "a surrogate pair or a plain character",
+		Actual:   esc,
+	}})
+}
