@@ -19,25 +19,25 @@ import (
 
 // Validator judges decoded events against one schema file. It evaluates each
 // event against the single branch its type (and subtype) selects, instead of
-// the file's whole oneOf, and against two compilations of that branch: the
-// file as written ("open": violations) and a derived "closed" variant that
-// rejects properties and enum values the file does not name (drift). A
-// Validator is safe for concurrent use.
+// the file's whole oneOf, and finds drift (properties and open-enum values
+// the file does not name) by walking the event against a tree of what that
+// branch declares. A Validator is safe for concurrent use.
 type Validator struct {
 	// File is the schema's path inside the schema file system.
 	File string
 	// Version is the CLI version the file was derived from, or "".
 	Version string
 
-	openRoot, closedRoot *jsonschema.Schema
-	branches             map[string]*branch // by type, and by type+"\x00"+subtype
-	subtyped             map[string]bool    // types whose branches are chosen by subtype
-	types                []string           // known type values, sorted
+	root     *branch
+	branches map[string]*branch // by type, and by type+"\x00"+subtype
+	subtyped map[string]bool    // types whose branches are chosen by subtype
+	types    []string           // known type values, sorted
 }
 
 type branch struct {
-	kind         string // "type" or "type/subtype"
-	open, closed *jsonschema.Schema
+	kind   string // "type" or "type/subtype"
+	schema *jsonschema.Schema
+	known  *known
 }
 
 // Problem is one way an event breaks its schema.
@@ -148,37 +148,27 @@ func compile(fsys fs.FS, file, version string) (*Validator, error) {
 	if !ok {
 		return nil, fmt.Errorf("schema %s: top level is not an object", file)
 	}
-	closedDoc := closeSchema(root)
-
 	url := "agentconform:///" + file
-	openC := jsonschema.NewCompiler()
-	openC.AssertFormat()
-	closedC := jsonschema.NewCompiler()
-	closedC.AssertFormat()
-	if err := openC.AddResource(url, root); err != nil {
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(url, root); err != nil {
 		return nil, fmt.Errorf("schema %s: %w", file, err)
 	}
-	if err := closedC.AddResource(url, closedDoc); err != nil {
-		return nil, fmt.Errorf("schema %s (closed variant): %w", file, err)
-	}
 	v := &Validator{File: file, Version: version, branches: map[string]*branch{}, subtyped: map[string]bool{}}
-	if v.openRoot, err = openC.Compile(url); err != nil {
+	rs, err := c.Compile(url)
+	if err != nil {
 		return nil, fmt.Errorf("compiling schema %s: %w", file, err)
 	}
-	if v.closedRoot, err = closedC.Compile(url + "#/$defs/" + closedRootDef); err != nil {
-		return nil, fmt.Errorf("compiling schema %s (closed variant): %w", file, err)
-	}
+	v.root = &branch{schema: rs, known: buildKnown(root, []any{root}, 0)}
 	for _, d := range dispatchTable(root) {
 		b := &branch{kind: d.typ}
 		if d.subtype != "" {
 			b.kind = d.typ + "/" + d.subtype
 		}
-		if b.open, err = openC.Compile(url + "#" + d.ptr); err != nil {
+		if b.schema, err = c.Compile(url + "#" + d.ptr); err != nil {
 			return nil, fmt.Errorf("compiling schema %s branch %s: %w", file, d.ptr, err)
 		}
-		if b.closed, err = closedC.Compile(url + "#/$defs/" + d.closedDef); err != nil {
-			return nil, fmt.Errorf("compiling schema %s branch %s (closed): %w", file, d.ptr, err)
-		}
+		b.known = buildKnown(root, []any{mustResolve(root, d.ptr)}, 0)
 		key := d.typ
 		if d.subtype != "" {
 			key += "\x00" + d.subtype
@@ -212,38 +202,23 @@ func (v *Validator) Validate(obj map[string]any) Result {
 		return res
 	}
 	res.Kind = b.kind
-	if b.closed.Validate(obj) == nil {
-		return res
-	}
-	openErr := b.open.Validate(obj)
-	closedErr := b.closed.Validate(obj)
-	open := leaves(openErr)
-	atOpen := map[string]bool{}
-	for _, l := range open {
-		res.Problems = append(res.Problems, problemOf(l))
-		atOpen[pointerOf(l.InstanceLocation)] = true
-	}
-	for _, l := range leaves(closedErr) {
-		p := pointerOf(l.InstanceLocation)
-		switch k := l.ErrorKind.(type) {
-		case *kind.AdditionalProperties:
-			for _, name := range k.Properties {
-				res.Drift = append(res.Drift, Drift{Kind: UnknownField, Pointer: p + "/" + escape(name), Name: name})
-			}
-		case *kind.Enum:
-			if !atOpen[p] {
-				res.Drift = append(res.Drift, Drift{Kind: UnknownValue, Pointer: p, Name: render(k.Got)})
-			}
+	if err := b.schema.Validate(obj); err != nil {
+		for _, l := range leaves(err) {
+			res.Problems = append(res.Problems, problemOf(l))
 		}
+		sortProblems(res.Problems)
 	}
-	sortProblems(res.Problems)
+	res.Drift = b.known.drift(obj, "", nil)
+	if len(res.Drift) > 1 {
+		sort.Slice(res.Drift, func(i, j int) bool { return res.Drift[i].Pointer < res.Drift[j].Pointer })
+	}
 	return res
 }
 
 // pick selects the branch for obj, or reports why there is none.
 func (v *Validator) pick(obj map[string]any) (*branch, Result) {
 	if len(v.branches) == 0 {
-		return &branch{kind: "", open: v.openRoot, closed: v.closedRoot}, Result{}
+		return v.root, Result{}
 	}
 	tv, present := obj["type"]
 	t, isString := tv.(string)
