@@ -65,7 +65,7 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
-		return exitUsage
+		return usageError(stderr, err)
 	}
 	if *listRules {
 		printRules(stdout)
