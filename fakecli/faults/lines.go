@@ -1,0 +1,211 @@
+package faults
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentconform/agentconform/transcript"
+)
+
+// stallMS is how long stall sleeps: long enough for any test to time out.
+const stallMS = 24 * 3600 * 1000
+
+func stepsStall(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	o := outs(steps)
+	after, note := c.chooseAfter("after", len(o))
+	c.record("stalls for 24 h "+afterWhat(steps, o, after)+note, "after", strconv.Itoa(after))
+	return insert(steps, afterOut(o, after), transcript.Step{Op: transcript.OpDelay, DelayMS: stallMS})
+}
+
+func stepsDie(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	o := outs(steps)
+	after, note := c.chooseAfter("after", len(o))
+	sig := c.f.strs["signal"]
+	c.record("dies by "+sig+" "+afterWhat(steps, o, after)+note, "after", strconv.Itoa(after))
+	return insert(steps, afterOut(o, after), transcript.Step{Op: transcript.OpExitSignal, Signal: sig})
+}
+
+func stepsExitMidLine(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	o := outs(steps)
+	if len(o) == 0 {
+		c.record("no eligible event: no stdout line to cut; nothing changed")
+		return steps
+	}
+	k := len(o)
+	if c.f.has("line") {
+		k = int(c.f.ints["line"])
+		if k > len(o) {
+			c.record(fmt.Sprintf("line=%d but there are only %d stdout lines; nothing changed", k, len(o)))
+			return steps
+		}
+	}
+	i := o[k-1]
+	s := &steps[i]
+	cut := halfway(s.Text)
+	code := int(c.f.ints["code"])
+	c.record(fmt.Sprintf("writes %d of the %d bytes of %s without a newline, then exits %d", cut, len(s.Text), where(steps, i), code),
+		"line", strconv.Itoa(k))
+	s.Text = s.Text[:cut]
+	s.NoNewline = true
+	return insert(steps, i+1, transcript.Step{Op: transcript.OpExit, Code: code})
+}
+
+// halfway is where exit_mid_line cuts a line: in the middle, but never
+// inside a {{name}} template (which the fake fills at replay), and at
+// least one byte in for a non-empty line.
+func halfway(text string) int {
+	cut := len(text) / 2
+	if open := strings.LastIndex(text[:cut], "{{"); open >= 0 {
+		if end := strings.Index(text[open:], "}}"); end >= 0 && open+end+2 > cut {
+			cut = open
+		}
+	}
+	if cut == 0 && len(text) > 0 {
+		cut = 1
+	}
+	return cut
+}
+
+func stepsExitCode(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	code := c.f.ints["code"]
+	var where []string
+	for i := range steps {
+		if steps[i].Op == transcript.OpExit {
+			where = append(where, fmt.Sprintf("%s (was %d)", lineOf(steps[i]), steps[i].Code))
+			steps[i].Code = int(code)
+		}
+	}
+	if len(where) == 0 {
+		c.record("no eligible event: no exit step in this process; nothing changed")
+		return steps
+	}
+	c.record(fmt.Sprintf("exit status %d at %s", code, strings.Join(where, ", ")))
+	return steps
+}
+
+// floodLine is the length of one stderr_flood line, newline included.
+const floodLine = 1024
+
+func stepsStderrFlood(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	total := int(c.f.ints["bytes"])
+	o := outs(steps)
+	at := afterOut(o, 0)
+	var lines []transcript.Step
+	full := floodText(floodLine - 1)
+	for left := total; left > 0; {
+		n := min(left, floodLine)
+		text := full
+		if n < floodLine {
+			text = full[:n-1]
+		}
+		lines = append(lines, transcript.Step{Op: transcript.OpErr, Text: text})
+		left -= n
+	}
+	where := "before the first stdout line"
+	if len(o) == 0 {
+		where = "at the start (there is no stdout line)"
+	}
+	c.record(fmt.Sprintf("%d bytes of stderr in %d lines %s", total, len(lines), where))
+	return insert(steps, at, lines...)
+}
+
+// floodText is a readable stderr line of n bytes.
+func floodText(n int) string {
+	const unit = "agentconform stderr_flood: this line fills the stderr pipe; an adapter that never reads stderr blocks the CLI here. "
+	return strings.Repeat(unit, n/len(unit)+1)[:n]
+}
+
+func stepsBanner(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	o := outs(steps)
+	at := int(c.f.ints["at"])
+	text := c.f.strs["text"]
+	note := ""
+	if at > len(o)+1 {
+		note = fmt.Sprintf(" (at=%d, but there are only %d stdout lines)", at, len(o))
+		at = len(o) + 1
+	}
+	c.record(fmt.Sprintf("non-JSON line %q on stdout %s%s", text, afterWhat(steps, o, at-1), note), "at", strconv.Itoa(at))
+	return insert(steps, afterOut(o, at-1), transcript.Step{Op: transcript.OpOut, Text: text})
+}
+
+// badUTF8 are the bytes invalid_utf8 inserts: never valid in UTF-8.
+const badUTF8 = "\xff\xfe"
+
+func stepsInvalidUTF8(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	type cand struct {
+		i     int
+		d     *doc
+		nodes []int
+	}
+	var cands []cand
+	for _, i := range outs(steps) {
+		d := parseDoc(steps[i].Text)
+		if d == nil {
+			continue
+		}
+		var nodes []int
+		for j, n := range d.nodes {
+			if n.kind == '"' && !(n.member && (last(n.path) == "type" || last(n.path) == "subtype")) {
+				nodes = append(nodes, j)
+			}
+		}
+		if len(nodes) > 0 {
+			cands = append(cands, cand{i, d, nodes})
+		}
+	}
+	k, ok := c.choose("nth", len(cands), "JSON stdout line with a string value")
+	if !ok {
+		return steps
+	}
+	cd := cands[k]
+	n := cd.d.nodes[cd.nodes[c.rng.Intn(len(cd.nodes))]]
+	steps[cd.i].Text = applyEdits(cd.d.text, []edit{{n.start + 1, n.start + 1, badUTF8}})
+	c.record(fmt.Sprintf(`inserted \xff\xfe at the start of the string at %s in %s`, pointer(n.path), where(steps, cd.i)),
+		"nth", strconv.Itoa(k+1))
+	return steps
+}
+
+func stepsCRLF(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	n := 0
+	for i := range steps {
+		if steps[i].Op == transcript.OpOut && !steps[i].NoNewline {
+			steps[i].Text += "\r"
+			n++
+		}
+	}
+	c.record(fmt.Sprintf(`"\r\n" ends all %d newline-terminated stdout lines`, n))
+	return steps
+}
+
+func stepsNoFinalNewline(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	o := outs(steps)
+	if len(o) == 0 {
+		c.record("no eligible event: no stdout line; nothing changed")
+		return steps
+	}
+	i := o[len(o)-1]
+	steps[i].NoNewline = true
+	c.record("no newline after " + where(steps, i))
+	return steps
+}
+
+func last(path []string) string {
+	if len(path) == 0 {
+		return ""
+	}
+	return path[len(path)-1]
+}
+
+// pointer renders a path as a JSON pointer.
+func pointer(path []string) string {
+	if len(path) == 0 {
+		return "/"
+	}
+	var b strings.Builder
+	for _, seg := range path {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(seg))
+	}
+	return b.String()
+}
