@@ -101,8 +101,19 @@ func buildKnown(root map[string]any, nodes []any, depth int) *known {
 			}
 		}
 	}
+	// A location keeps an open enum only if every schema applied there
+	// declares one: where one kind of a polymorphic object constrains a
+	// field and another leaves it free (Codex collab_tool_call.tool versus
+	// mcp_tool_call.tool), any value is known.
+	free := false
 	for _, n := range nodes {
 		visit(n)
+		if !declaresEnum(root, n) {
+			free = true
+		}
+	}
+	if free {
+		k.enum = nil
 	}
 	if len(props) > 0 {
 		k.names = make(map[string]*known, len(props))
@@ -159,4 +170,30 @@ func itoa(i int) string {
 		return string(rune('0' + i))
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// declaresEnum reports whether a schema's in-place closure has x-open-enum.
+func declaresEnum(root map[string]any, n any) bool {
+	m, ok := n.(map[string]any)
+	if !ok {
+		return false
+	}
+	if _, ok := m["x-open-enum"]; ok {
+		return true
+	}
+	if ref, ok := m["$ref"].(string); ok {
+		if t, ok := resolveLocal(root, ref, map[string]bool{}); ok && declaresEnum(root, t) {
+			return true
+		}
+	}
+	for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
+		if l, ok := m[kw].([]any); ok {
+			for _, x := range l {
+				if declaresEnum(root, x) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

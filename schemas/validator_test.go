@@ -60,6 +60,7 @@ func TestValidatorDispatchAndDrift(t *testing.T) {
 		{name: "unknown subtype", event: `{"type":"system","subtype":"weird"}`, kind: "system", drift: []Drift{{Kind: UnknownSubtype, Pointer: "/subtype", Name: `system/"weird"`}}},
 		{name: "missing subtype", event: `{"type":"system"}`, kind: "system",
 			problems: []Problem{{Pointer: "/subtype", Keyword: "required", Message: `a "system" event must have a subtype`, Expected: "a subtype", Actual: "no subtype"}}},
+		{name: "an enum of one item kind does not constrain another kind's field", event: `{"type":"item","item":{"id":"i","type":"msg","text":"hi","kind":"anything"}}`, kind: "item"},
 		{name: "if/then item fields known", event: `{"type":"item","item":{"id":"i","type":"cmd","command":"ls","status":"ok"}}`, kind: "item"},
 		{name: "if/then item violation", event: `{"type":"item","item":{"id":"i","type":"cmd","command":"ls","status":"weird"}}`, kind: "item",
 			problems: []Problem{{Pointer: "/item/status", Keyword: "enum", Expected: `one of "ok", "failed"`, Actual: `"weird"`}}},

@@ -39,7 +39,9 @@ func isV1(first []byte) bool {
 func streamV1(ctx context.Context, r io.Reader, name string, opts Options, report Reporter) (*Result, error) {
 	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}, Transcript: true}
 	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}}
-	t, err := transcript.Load(r, name, transcript.Options{MaxLineBytes: opts.MaxLineBytes})
+	cr := &countReader{r: r}
+	t, err := transcript.Load(cr, name, transcript.Options{MaxLineBytes: opts.MaxLineBytes})
+	res.Bytes = cr.n
 	if err != nil {
 		es, ok := transcript.IsErrors(err)
 		if !ok {
@@ -230,4 +232,16 @@ func sniffV1(br *bufio.Reader) bool {
 		}
 	}
 	return false
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
