@@ -20,6 +20,7 @@ import (
 )
 
 func main() {
+	maybeRunFake()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -42,6 +43,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"validate", "check captured JSONL streams line by line against schemas and sequence rules", runValidate},
+		{"fake", "install fake claude, codex and gemini executables that replay transcripts", runFake},
 	}
 }
 

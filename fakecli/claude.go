@@ -1,0 +1,852 @@
+package fakecli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf16"
+
+	"github.com/agentconform/agentconform/jsonl"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+// claudeVersion is the version the fake claims when its transcript does
+// not say (protocols.md: 2.1.329).
+const claudeVersion = "2.1.329"
+
+// runClaude is the claude personality.
+func runClaude(p *proc) int {
+	ref, err := transcriptRef("claude", p.env)
+	if err != nil {
+		return p.harnessError(err)
+	}
+	p.logStart(refName(ref))
+
+	f, msg := parseClaudeFlags(p.args)
+	if msg != "" {
+		return p.flagsError(msg, 1)
+	}
+	if f.help {
+		fmt.Fprint(p.out.w, claudeHelp)
+		return 0
+	}
+	if f.version {
+		v := claudeVersion
+		if t, err := loadRef("claude", ref); err == nil && t.Header.CLIVersion != "" {
+			v = t.Header.CLIVersion
+		}
+		p.out.line(v+" (Claude Code)", true)
+		return 0
+	}
+	printMode := f.print || !p.stdoutTTY
+	if msg := claudeCheck(&f, printMode, os.Geteuid() == 0, p.env); msg != "" {
+		return p.flagsError(msg, 1)
+	}
+	if !printMode {
+		return p.harnessError(fmt.Errorf("interactive mode is not faked: pass -p (or run with stdout not a terminal)"))
+	}
+	streamIn := f.inputFormat == "stream-json"
+
+	// Sessions: --resume, --continue, --session-id, --fork-session.
+	st, err := openStore(p.env)
+	if err != nil {
+		return p.harnessError(err)
+	}
+	here := cwd()
+	var ses *session
+	switch {
+	case f.resumeSet:
+		if !isUUID(f.resume) {
+			return p.flagsError(claudeResumeError(f.resume), 1)
+		}
+		if ses, err = st.get("claude", f.resume); err != nil {
+			return p.harnessError(err)
+		}
+		if ses == nil {
+			return p.flagsError("No conversation found with session ID: "+f.resume, 1)
+		}
+	case f.continueLast:
+		if ses, err = st.latest("claude", here); err != nil {
+			return p.harnessError(err)
+		}
+		if ses == nil {
+			return p.flagsError("No conversation found to continue", 1)
+		}
+	}
+	if ses != nil {
+		ref = ses.Transcript
+	}
+
+	// The prompt of text input: the argument, else all of stdin.
+	eng := newEngine(p, nil, nil)
+	eng.defaultSignal = claudeSignal
+	var prompt string
+	if !streamIn {
+		prompt = f.prompt
+		if !f.promptGiven {
+			if p.stdinTTY {
+				return p.flagsError("Error: Input must be provided either through stdin or as a prompt argument when using --print", 1)
+			}
+			eng.in = readLines(p.stdin, p.start)
+			fl, lines, _ := eng.collectStdin(-1)
+			if fl == flowEnd {
+				return eng.code
+			}
+			var b strings.Builder
+			for i, m := range lines {
+				eng.logStdin(m, "prompt")
+				if i > 0 {
+					b.WriteByte('\n')
+				}
+				b.Write(m.raw)
+			}
+			prompt = b.String()
+			if strings.TrimSpace(prompt) == "" {
+				return p.flagsError("Error: Input must be provided either through stdin or as a prompt argument when using --print", 1)
+			}
+		}
+	}
+
+	t, err := loadRef("claude", ref)
+	if err != nil {
+		return p.harnessError(err)
+	}
+	parts := t.Processes()
+	part := 0
+	if ses != nil {
+		part = sessionPart(ses, len(parts))
+	}
+	recID := recordedSessionID(t, "session_id")
+	sid := recID
+	rng := p.rng("claude", ref, fmt.Sprint(part))
+	switch {
+	case ses != nil && f.forkSession:
+		sid = f.sessionID
+		if sid == "" {
+			sid = newUUID(rng)
+		}
+	case ses != nil:
+		sid = ses.ID
+	case f.sessionID != "":
+		sid = f.sessionID
+	}
+	if sid == "" {
+		sid = newUUID(rng)
+	}
+	if !f.noSessionPersistence {
+		rec := &session{CLI: "claude", ID: sid, Transcript: ref, Next: part + 1, Cwd: here}
+		if ses != nil && !f.forkSession {
+			rec.Created = ses.Created
+		}
+		if err := st.put(rec); err != nil {
+			return p.harnessError(err)
+		}
+	}
+
+	steps := p.plan.steps("claude", parts[part])
+	steps = adaptClaude(steps, streamIn)
+	eng.steps, eng.labels = steps, transcript.Labels(steps)
+	if recID != "" && sid != recID {
+		eng.rewriteFrom, eng.rewriteTo = recID, sid
+	}
+	c := newClaudeState(p, eng, &f, sid, rng)
+	eng.c = c
+	if streamIn {
+		eng.in = readLines(p.stdin, p.start)
+	} else {
+		line, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": prompt}})
+		eng.in = staticLines([]inLine{{raw: line, synthetic: true}}, 0)
+	}
+	switch f.outputFormat {
+	case "json":
+		eng.format = &claudeJSON{verbose: f.verbose}
+	case "text":
+		eng.format = &claudeText{}
+	}
+	return eng.run()
+}
+
+// adaptClaude fits a transcript to how the process was started:
+//   - a transcript with no "in" step for a user message (a print-mode
+//     capture) gets one before its first output, and, when it ends with
+//     exit, a stdin_eof before that: with stream-json input the fake then
+//     waits for the first user message and ends when stdin closes, as the
+//     real CLI does;
+//   - with text input (-p "prompt") nobody sends control requests, so the
+//     steps that expect them and the responses to them go.
+func adaptClaude(steps []transcript.Step, streamIn bool) []transcript.Step {
+	hasUser := false
+	for i := range steps {
+		if stepType(&steps[i]) == "user" {
+			hasUser = true
+			break
+		}
+	}
+	out := make([]transcript.Step, 0, len(steps)+2)
+	inserted := false
+	for i, st := range steps {
+		if !hasUser && !inserted && (st.Op == transcript.OpOut || st.Op == transcript.OpErr || st.Op == transcript.OpExit) {
+			out = append(out, transcript.Step{Op: transcript.OpIn, Match: map[string]any{"type": "user"}})
+			inserted = true
+		}
+		if !streamIn {
+			if st.Op == transcript.OpIn && stepType(&st) == "control_request" {
+				continue
+			}
+			if st.Op == transcript.OpOut && lineType(st.Text) == "control_response" {
+				continue
+			}
+		}
+		if !hasUser && st.Op == transcript.OpExit && i == len(steps)-1 {
+			out = append(out, transcript.Step{Op: transcript.OpStdinEOF})
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// stepType is the "type" an "in" step's match expects ("" for none).
+func stepType(st *transcript.Step) string {
+	if st.Op != transcript.OpIn || st.Match == nil {
+		return ""
+	}
+	s, _ := st.Match["type"].(string)
+	return s
+}
+
+// lineType is the top-level "type" of a JSON line.
+func lineType(line string) string { return jsonStringField(line, "type") }
+
+// claudeKind classifies Claude stdout lines for turn tracking.
+type claudeKind int
+
+const (
+	kindOther claudeKind = iota
+	kindResult
+	kindAssistant
+	kindUser
+	kindCanUseTool
+	kindControlResponse
+)
+
+// claudeLine is what the fake needs to know about one stdout step.
+type claudeLine struct {
+	kind  claudeKind
+	tools []string // tool_use ids (assistant) or tool_result ids (user)
+}
+
+func classifyClaude(text string) claudeLine {
+	obj, _ := jsonl.Parse([]byte(text), jsonl.ParseOptions{})
+	if obj == nil {
+		return claudeLine{}
+	}
+	var cl claudeLine
+	switch obj["type"] {
+	case "result":
+		cl.kind = kindResult
+	case "assistant", "user":
+		cl.kind = kindAssistant
+		want := "tool_use"
+		if obj["type"] == "user" {
+			cl.kind, want = kindUser, "tool_result"
+		}
+		msg, _ := obj["message"].(map[string]any)
+		blocks, _ := msg["content"].([]any)
+		for _, b := range blocks {
+			blk, _ := b.(map[string]any)
+			if blk["type"] != want {
+				continue
+			}
+			key := "id"
+			if want == "tool_result" {
+				key = "tool_use_id"
+			}
+			if id, ok := blk[key].(string); ok {
+				cl.tools = append(cl.tools, id)
+			}
+		}
+	case "control_request":
+		req, _ := obj["request"].(map[string]any)
+		if req["subtype"] == "can_use_tool" {
+			cl.kind = kindCanUseTool
+		}
+	case "control_response":
+		cl.kind = kindControlResponse
+	}
+	return cl
+}
+
+// claudeState is the Claude personality during replay: turns, the tools a
+// turn left open, a pending permission prompt, and the built-in control
+// layer.
+type claudeState struct {
+	p         *proc
+	flags     *claudeFlags
+	streamIn  bool
+	sessionID string
+	rng       *rand.Rand
+
+	lines []claudeLine // per step index, for out steps
+
+	turnActive bool
+	turnStart  time.Time
+	openTools  []string
+	results    int
+	// pendingPerm is the request id of a can_use_tool the client has not
+	// answered yet; skipPerm says one was withheld (no stdio prompt tool),
+	// so the next "in" for its answer takes the deny branch.
+	pendingPerm string
+	skipPerm    bool
+	permMode    string
+	// initPayload is the recorded initialize response, reused by the
+	// control layer.
+	initPayload map[string]any
+}
+
+func newClaudeState(p *proc, e *engine, f *claudeFlags, sid string, rng *rand.Rand) *claudeState {
+	c := &claudeState{p: p, flags: f, streamIn: f.inputFormat == "stream-json", sessionID: sid, rng: rng,
+		permMode: f.permissionMode}
+	c.lines = make([]claudeLine, len(e.steps))
+	for i := range e.steps {
+		if e.steps[i].Op != transcript.OpOut {
+			continue
+		}
+		c.lines[i] = classifyClaude(e.steps[i].Text)
+		if c.lines[i].kind == kindControlResponse && c.initPayload == nil {
+			obj, _ := jsonl.Parse([]byte(e.steps[i].Text), jsonl.ParseOptions{})
+			resp, _ := obj["response"].(map[string]any)
+			if pl, ok := resp["response"].(map[string]any); ok && pl["commands"] != nil {
+				c.initPayload = pl
+			}
+		}
+	}
+	return c
+}
+
+// promptStdio reports whether permission prompts go to the client.
+func (c *claudeState) promptStdio() bool {
+	return c.flags.permissionPromptTool == "stdio" && c.streamIn
+}
+
+// skipOut withholds a can_use_tool request when the process has no stdio
+// permission prompt tool: the real CLI then denies the tool itself.
+func (c *claudeState) skipOut(e *engine, i int, text string) bool {
+	if c.lines[i].kind == kindCanUseTool && !c.promptStdio() {
+		c.skipPerm = true
+		return true
+	}
+	return false
+}
+
+// afterOut tracks turns, open tools and pending permission requests.
+func (c *claudeState) afterOut(e *engine, i int, text string) flow {
+	cl := c.lines[i]
+	switch cl.kind {
+	case kindAssistant:
+		c.openTools = append(c.openTools, cl.tools...)
+	case kindUser:
+		for _, id := range cl.tools {
+			for j, open := range c.openTools {
+				if open == id {
+					c.openTools = append(c.openTools[:j], c.openTools[j+1:]...)
+					break
+				}
+			}
+		}
+	case kindCanUseTool:
+		c.pendingPerm = jsonStringField(text, "request_id")
+	case kindResult:
+		c.turnActive = false
+		c.openTools = nil
+		c.pendingPerm = ""
+		c.results++
+	}
+	return flowNone
+}
+
+// beforeIn runs before an "in" step waits: a withheld permission request
+// takes the deny branch; a user message that arrived with other content
+// than the step expects still starts the turn.
+func (c *claudeState) beforeIn(e *engine, st *transcript.Step) (flow, bool) {
+	typ := stepType(st)
+	if c.skipPerm && typ == "control_response" {
+		c.skipPerm = false
+		for _, cs := range st.Cases {
+			if hasDeny(cs.Match) {
+				e.pc = e.labels[cs.Goto]
+				return flowJump, true
+			}
+		}
+		e.pc++
+		return flowNone, true
+	}
+	if typ == "user" {
+		for i, m := range e.held {
+			if m.typ == "user" {
+				e.held = append(e.held[:i], e.held[i+1:]...)
+				return c.acceptUser(e, st, m), true
+			}
+		}
+	}
+	return flowNone, false
+}
+
+// acceptUser takes a user message for a user step it does not match in
+// full (the real CLI takes any user message): the mismatch is logged.
+func (c *claudeState) acceptUser(e *engine, st *transcript.Step, m *stdinMsg) flow {
+	e.p.obs.log("protocol_error", "message", fmt.Sprintf("user message does not match the transcript's line %d (%s); taken as the turn's prompt", st.Line, e.why(st, m)))
+	if f := e.consume(st, m); f == flowEnd {
+		return f
+	}
+	return flowJump
+}
+
+// hasDeny reports whether a case's match selects a deny answer.
+func hasDeny(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if x["behavior"] == "deny" {
+			return true
+		}
+		for _, y := range x {
+			if hasDeny(y) {
+				return true
+			}
+		}
+	case []any:
+		for _, y := range x {
+			if hasDeny(y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// consumed is called when an "in" step took a line.
+func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) {
+	switch stepType(st) {
+	case "user":
+		c.turnActive = true
+		c.turnStart = time.Now()
+		c.openTools = nil
+		if c.flags.replayUser && !m.synthetic {
+			next := e.pc + 1
+			if next >= len(e.steps) || !strings.Contains(e.steps[next].Text, `"isReplay":true`) {
+				c.emit(e, map[string]any{"type": "user", "message": m.obj["message"], "session_id": c.sessionID,
+					"parent_tool_use_id": nil, "uuid": newUUID(c.rng), "timestamp": timestamp(), "isReplay": true})
+			}
+		}
+	case "control_response":
+		if resp, ok := m.obj["response"].(map[string]any); ok && resp["request_id"] == c.pendingPerm {
+			c.pendingPerm = ""
+		}
+	}
+}
+
+// inEOF: stdin closed where the transcript waits for a line. Waiting for
+// a user message (or a request the client never sent), the real CLI ends
+// with 0; waiting for a permission answer, the fake ends with 1.
+func (c *claudeState) inEOF(e *engine, st *transcript.Step) flow {
+	switch stepType(st) {
+	case "user", "control_request", "":
+		return e.finish(0)
+	}
+	e.p.obs.log("protocol_error", "message", fmt.Sprintf("stdin closed while the transcript's line %d waits for %s", st.Line, brief(st.Match)))
+	return e.finish(1)
+}
+
+// dispatch is the control layer: it answers a stdin line that no "in"
+// step took (st is the step waiting, or nil).
+func (c *claudeState) dispatch(e *engine, m *stdinMsg, st *transcript.Step) flow {
+	if len(bytes.TrimSpace(m.raw)) == 0 {
+		return flowNone
+	}
+	if !m.valid {
+		e.logStdin(m, "malformed")
+		e.p.obs.log("protocol_error", "message", "malformed JSON on stdin")
+		fmt.Fprintf(e.p.stderr, "Error parsing streaming input line (type=unknown, %d chars): SyntaxError\n", len(utf16.Encode([]rune(string(m.raw)))))
+		return e.finish(1)
+	}
+	if m.obj == nil || m.typ == "" {
+		e.logStdin(m, "ignored")
+		return flowNone
+	}
+	if st == nil {
+		if nx := e.nextIn(); nx != nil && e.matches(nx, m) {
+			e.held = append(e.held, m)
+			if m.typ != "user" {
+				e.wake = true
+			}
+			return flowNone
+		}
+	}
+	switch m.typ {
+	case "user":
+		if st != nil {
+			switch stepType(st) {
+			case "user":
+				return c.acceptUser(e, st, m)
+			case "control_request":
+				// The client skipped a request the transcript recorded
+				// (initialize is optional): skip it and its answers.
+				e.held = append(e.held, m)
+				e.pc++
+				for e.pc < len(e.steps) && e.steps[e.pc].Op == transcript.OpOut && c.lines[e.pc].kind == kindControlResponse {
+					e.pc++
+				}
+				return flowJump
+			}
+		}
+		e.held = append(e.held, m)
+		return flowNone
+	case "control_request":
+		return c.control(e, m)
+	case "control_response":
+		e.protocolError(m, "control_response for no pending request")
+		return flowNone
+	}
+	e.logStdin(m, "ignored")
+	return flowNone
+}
+
+// knownClientRequests are the control request subtypes the real CLI
+// accepts from a client (protocols.md §1.3); those the fake has no
+// payload for get an empty success.
+var knownClientRequests = map[string]bool{
+	"initialize": true, "interrupt": true, "set_permission_mode": true, "set_model": true,
+	"set_max_thinking_tokens": true, "mcp_status": true, "get_context_usage": true, "rewind_files": true,
+	"mcp_set_servers": true, "mcp_reconnect": true, "mcp_toggle": true, "stop_task": true, "cancel_async_message": true,
+	"rename_session": true, "set_color": true, "get_session_cost": true, "list_models": true, "get_usage": true,
+	"get_binary_version": true, "mcp_call": true, "file_suggestions": true, "read_file": true, "seed_read_state": true,
+	"register_repo_root": true, "reload_plugins": true, "reload_skills": true, "reload_output_styles": true,
+	"set_has_subscribers": true, "background_tasks": true, "get_task_output": true, "apply_flag_settings": true,
+	"get_settings": true, "get_hooks_listing": true, "update_settings": true, "list_permission_rules": true,
+	"mcp_read_resource": true,
+}
+
+// control answers a client control_request.
+func (c *claudeState) control(e *engine, m *stdinMsg) flow {
+	id, _ := m.obj["request_id"].(string)
+	req, _ := m.obj["request"].(map[string]any)
+	sub, _ := req["subtype"].(string)
+	if id == "" || req == nil {
+		e.protocolError(m, "control_request without request_id or request")
+		return flowNone
+	}
+	e.logStdin(m, "control")
+	switch sub {
+	case "initialize":
+		payload := c.initPayload
+		if payload == nil {
+			payload = map[string]any{
+				"commands": []any{}, "agents": []any{}, "output_style": "default",
+				"available_output_styles": []any{"default"},
+				"models":                  []any{map[string]any{"value": "default", "displayName": "Default (recommended)", "description": "Use the default model"}},
+				"account":                 map[string]any{},
+			}
+		}
+		cp := make(map[string]any, len(payload)+1)
+		for k, v := range payload {
+			cp[k] = v
+		}
+		cp["pid"] = os.Getpid()
+		return c.success(e, id, cp)
+	case "interrupt":
+		if c.turnActive {
+			return c.interrupt(e, id, false)
+		}
+		return c.success(e, id, map[string]any{"still_queued": []any{}})
+	case "set_permission_mode":
+		mode, _ := req["mode"].(string)
+		c.permMode = mode
+		if f := c.success(e, id, map[string]any{"mode": mode}); f != flowNone {
+			return f
+		}
+		return c.emit(e, systemStatus{Type: "system", Subtype: "status", Status: nil, PermissionMode: mode, UUID: newUUID(c.rng), SessionID: c.sessionID})
+	case "set_model":
+		return c.success(e, id, map[string]any{"model": req["model"]})
+	}
+	if knownClientRequests[sub] {
+		return c.success(e, id, map[string]any{})
+	}
+	return c.emit(e, controlResponse{Type: "control_response", Response: controlBody{Subtype: "error", RequestID: id,
+		Error: "Unsupported control request subtype: " + sub, ErrorCode: "unsupported_request"}})
+}
+
+// controlResponse and friends are the shapes of synthesized events, with
+// the members in the order the real CLI writes them.
+type controlResponse struct {
+	Type     string      `json:"type"`
+	Response controlBody `json:"response"`
+}
+
+type controlBody struct {
+	Subtype   string          `json:"subtype"`
+	RequestID string          `json:"request_id"`
+	Response  json.RawMessage `json:"response,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	ErrorCode string          `json:"error_code,omitempty"`
+}
+
+type systemStatus struct {
+	Type           string  `json:"type"`
+	Subtype        string  `json:"subtype"`
+	Status         *string `json:"status"`
+	PermissionMode string  `json:"permissionMode,omitempty"`
+	UUID           string  `json:"uuid"`
+	SessionID      string  `json:"session_id"`
+}
+
+type cancelRequest struct {
+	Type      string `json:"type"`
+	RequestID string `json:"request_id"`
+}
+
+type userMessage struct {
+	Type            string   `json:"type"`
+	Message         userBody `json:"message"`
+	ParentToolUseID *string  `json:"parent_tool_use_id"`
+	SessionID       string   `json:"session_id"`
+	UUID            string   `json:"uuid"`
+	Timestamp       string   `json:"timestamp"`
+	ToolUseResult   any      `json:"tool_use_result,omitempty"`
+}
+
+type userBody struct {
+	Role    string `json:"role"`
+	Content []any  `json:"content"`
+}
+
+type toolResultBlock struct {
+	ToolUseID string `json:"tool_use_id"`
+	Type      string `json:"type"`
+	Content   string `json:"content"`
+	IsError   bool   `json:"is_error"`
+}
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+func (c *claudeState) success(e *engine, id string, payload any) flow {
+	raw, err := marshalJSON(payload)
+	if err != nil {
+		raw = []byte("{}")
+	}
+	return c.emit(e, controlResponse{Type: "control_response", Response: controlBody{Subtype: "success", RequestID: id, Response: raw}})
+}
+
+// emit writes a synthesized event.
+func (c *claudeState) emit(e *engine, v any) flow {
+	b, err := marshalJSON(v)
+	if err != nil {
+		return flowNone
+	}
+	return c.emitLine(e, string(b))
+}
+
+// emitLine writes a synthesized line, through the output format if any.
+func (c *claudeState) emitLine(e *engine, s string) flow {
+	if e.format != nil && !e.format.passes() {
+		e.format.line(e, s)
+		return flowNone
+	}
+	return e.write(s, true, 0)
+}
+
+func timestamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// The messages of an interrupted turn (protocols.md §1.5).
+const (
+	interruptedForTool = "[Request interrupted by user for tool use]"
+	interrupted        = "[Request interrupted by user]"
+)
+
+// interrupt ends the running turn as the real CLI does on an interrupt
+// request (reqID, answered with the receipt) or SIGINT (bySignal):
+// withdraw a pending permission request, answer the interrupt, fail every
+// open tool, say the turn was interrupted, write the error result, and
+// skip the rest of the turn. With text input, or on a signal, the process
+// then exits 0; with stream-json input it waits for the next user message.
+func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
+	emit := func(v any) bool { return c.emit(e, v) != flowNone }
+	if c.pendingPerm != "" {
+		if emit(cancelRequest{Type: "control_cancel_request", RequestID: c.pendingPerm}) {
+			return flowEnd
+		}
+		c.pendingPerm = ""
+	}
+	c.skipPerm = false
+	if reqID != "" {
+		if f := c.success(e, reqID, map[string]any{"still_queued": []any{}}); f != flowNone {
+			return f
+		}
+	}
+	resultAt, after := c.skipTurn(e)
+	for _, id := range c.openTools {
+		if emit(userMessage{Type: "user", Message: userBody{Role: "user", Content: []any{
+			toolResultBlock{ToolUseID: id, Type: "tool_result", Content: interruptedForTool, IsError: true}}},
+			SessionID: c.sessionID, UUID: newUUID(c.rng), Timestamp: timestamp(), ToolUseResult: "Error: " + interruptedForTool}) {
+			return flowEnd
+		}
+	}
+	text, reason := interrupted, "aborted_streaming"
+	if len(c.openTools) > 0 {
+		text, reason = interruptedForTool, "aborted_tools"
+	}
+	if emit(userMessage{Type: "user", Message: userBody{Role: "user", Content: []any{textBlock{Type: "text", Text: text}}},
+		SessionID: c.sessionID, UUID: newUUID(c.rng), Timestamp: timestamp()}) {
+		return flowEnd
+	}
+	if f := c.emitLine(e, c.errorResult(e, resultAt, reason)); f != flowNone {
+		return f
+	}
+	c.turnActive = false
+	c.openTools = nil
+	c.results++
+	e.pc = after
+	if bySignal || !c.streamIn {
+		return e.finish(0)
+	}
+	return flowJump
+}
+
+// skipTurn finds, without writing anything, the step that writes the
+// running turn's result (following gotos, taking no case) and the step
+// after it; on_signal steps on the way take effect, as if the turn had
+// run. resultAt is -1 when the turn has no result before the next user
+// message or the end.
+func (c *claudeState) skipTurn(e *engine) (resultAt, after int) {
+	i := e.pc
+	for n := 0; i >= 0 && i < len(e.steps) && n <= 2*len(e.steps); n++ {
+		st := &e.steps[i]
+		switch st.Op {
+		case transcript.OpOut:
+			if c.lines[i].kind == kindResult {
+				return i, i + 1
+			}
+		case transcript.OpOnSignal:
+			for k, v := range st.OnSignal {
+				e.onSig[k] = v
+			}
+		case transcript.OpGoto:
+			i = e.labels[st.Label]
+			continue
+		case transcript.OpIn:
+			if stepType(st) == "user" {
+				return -1, i
+			}
+		case transcript.OpExit, transcript.OpExitSignal, transcript.OpNextProcess, transcript.OpStdinEOF:
+			return -1, i
+		}
+		i++
+	}
+	return -1, len(e.steps)
+}
+
+// errorResult is the interrupted turn's result: the transcript's result
+// for the turn made an error (so it keeps the recorded shape and version's
+// fields), or one built from scratch.
+func (c *claudeState) errorResult(e *engine, resultAt int, reason string) string {
+	set := []field{
+		{"subtype", "error_during_execution"},
+		{"is_error", true},
+		{"duration_ms", time.Since(c.turnStart).Milliseconds()},
+		{"stop_reason", nil},
+		{"session_id", c.sessionID},
+		{"terminal_reason", reason},
+		{"errors", []string{interrupted}},
+		{"uuid", newUUID(c.rng)},
+	}
+	if resultAt >= 0 {
+		tmpl := e.steps[resultAt].Text
+		if len(e.vars) > 0 {
+			tmpl = e.vars.Fill(tmpl)
+		}
+		if s, ok := editObject(tmpl, set, "result", "structured_output"); ok {
+			return s
+		}
+	}
+	base := fmt.Sprintf(`{"type":"result","subtype":"error_during_execution","duration_ms":0,"duration_api_ms":0,"is_error":true,"num_turns":1,"stop_reason":null,"session_id":"","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"modelUsage":{},"permission_denials":[],"result_index":%d}`, c.results)
+	s, _ := editObject(base, set)
+	return s
+}
+
+// claudeSignal is Claude's own answer to a signal (protocols.md §1.5):
+// SIGINT interrupts a running turn and exits 0 (0 while idle too);
+// SIGTERM stops the stream with no result, exit 143; SIGHUP exits 129.
+func claudeSignal(e *engine, sig syscall.Signal) flow {
+	switch sig {
+	case syscall.SIGINT:
+		if e.c != nil && e.c.turnActive {
+			return e.c.interrupt(e, "", true)
+		}
+		return e.finish(0)
+	case syscall.SIGTERM:
+		return e.finish(143)
+	}
+	return e.finish(128 + int(sig))
+}
+
+// brief renders a value for a message.
+func brief(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 80 {
+		return string(b[:77]) + "..."
+	}
+	return string(b)
+}
+
+// claudeText renders --output-format text: each turn's result text.
+type claudeText struct{}
+
+func (claudeText) passes() bool { return false }
+
+func (claudeText) line(e *engine, text string) {
+	if lineType(text) != "result" {
+		return
+	}
+	if r := jsonStringField(text, "result"); r != "" {
+		e.write(r, true, 0)
+	}
+}
+
+func (claudeText) end(*engine, int) {}
+
+// claudeJSON renders --output-format json: the result object, or with
+// --verbose an array of every message.
+type claudeJSON struct {
+	verbose bool
+	lines   []string
+	last    string
+}
+
+func (j *claudeJSON) passes() bool { return false }
+
+func (j *claudeJSON) line(e *engine, text string) {
+	if j.verbose {
+		j.lines = append(j.lines, text)
+	}
+	if lineType(text) == "result" {
+		j.last = text
+	}
+}
+
+func (j *claudeJSON) end(e *engine, code int) {
+	switch {
+	case j.verbose && len(j.lines) > 0:
+		e.write("["+strings.Join(j.lines, ",")+"]", true, 0)
+	case !j.verbose && j.last != "":
+		e.write(j.last, true, 0)
+	}
+}

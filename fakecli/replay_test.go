@@ -1,0 +1,264 @@
+//go:build unix
+
+package fakecli_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/fixtures"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+// path is what a client sees along the default path of one process part:
+// the stdin lines it sends, the stdout it gets, and how the process ends.
+type path struct {
+	stdin  []input
+	stdout string
+	code   int
+	signal string
+}
+
+// input is a stdin line and how many stdout lines come before the client
+// sends it (a client answers a request only once it has seen it).
+type input struct {
+	line  string
+	after int
+}
+
+// walk follows one process part of a transcript the way a cooperative
+// client drives it: every "in" step gets a line made from its match (and
+// its first case), captures fill the templates of later lines, gotos are
+// followed, delays and signal handlers are passed over.
+func walk(t *testing.T, steps []transcript.Step) path {
+	t.Helper()
+	var p path
+	var out strings.Builder
+	lines := 0
+	vars := transcript.Vars{}
+	labels := transcript.Labels(steps)
+	reqs := 0
+	for pc, n := 0, 0; pc < len(steps); n++ {
+		if n > 10*len(steps) {
+			t.Fatal("transcript loops")
+		}
+		st := steps[pc]
+		pc++
+		switch st.Op {
+		case transcript.OpOut:
+			out.WriteString(vars.Fill(st.Text))
+			if !st.NoNewline {
+				out.WriteByte('\n')
+				lines++
+			}
+		case transcript.OpIn:
+			if st.Match == nil {
+				p.stdin = append(p.stdin, input{vars.Fill(st.Text), lines})
+				continue
+			}
+			line := fillAll(merge(st.Match, nil), vars).(map[string]any)
+			if len(st.Cases) > 0 {
+				line = fillAll(merge(line, st.Cases[0].Match), vars).(map[string]any)
+			}
+			switch line["type"] {
+			case "user":
+				if line["message"] == nil {
+					line["message"] = map[string]any{"role": "user", "content": "go on"}
+				}
+				if _, ok := line["parent_tool_use_id"]; !ok {
+					line["parent_tool_use_id"] = nil
+				}
+			case "control_request":
+				if line["request_id"] == nil {
+					reqs++
+					line["request_id"] = fmt.Sprintf("req_%d_test", reqs)
+				}
+			}
+			for name, ptr := range st.Capture {
+				if v, ok := transcript.Lookup(line, ptr); ok {
+					vars[name] = v
+				}
+			}
+			b, _ := json.Marshal(line)
+			p.stdin = append(p.stdin, input{string(b), lines})
+			if len(st.Cases) > 0 {
+				pc = labels[st.Cases[0].Goto]
+			}
+		case transcript.OpGoto:
+			pc = labels[st.Label]
+		case transcript.OpExit:
+			p.code = st.Code
+			p.stdout = out.String()
+			return p
+		case transcript.OpExitSignal:
+			p.signal = st.Signal
+			p.stdout = out.String()
+			return p
+		}
+	}
+	p.stdout = out.String()
+	return p
+}
+
+// merge deep-merges b into a copy of a.
+func merge(a, b map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		am, aok := out[k].(map[string]any)
+		bm, bok := v.(map[string]any)
+		if aok && bok {
+			out[k] = merge(am, bm)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// fillAll fills templates in every string of v.
+func fillAll(v any, vars transcript.Vars) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, y := range x {
+			out[k] = fillAll(y, vars)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = fillAll(y, vars)
+		}
+		return out
+	case string:
+		var s string
+		if err := json.Unmarshal([]byte(`"`+vars.Fill(x)+`"`), &s); err == nil {
+			return s
+		}
+		return x
+	}
+	return v
+}
+
+// invocation is the argv a fixture's header recorded, made runnable: a
+// --resume of a session this test never made is dropped (the replay test
+// starts fresh), and later processes of a session resume the first.
+func invocation(h transcript.Header, part int, sessionID string) []string {
+	var args []string
+	argv := h.Argv[1:]
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if h.CLI == "claude" && (a == "--resume" || a == "-r") && i+1 < len(argv) {
+			i++
+			continue
+		}
+		if h.CLI == "claude" && strings.HasPrefix(a, "--resume=") {
+			continue
+		}
+		args = append(args, a)
+	}
+	if part == 0 {
+		return args
+	}
+	switch h.CLI {
+	case "codex":
+		// exec [options] resume ID PROMPT: options before resume, the
+		// recorded prompt last.
+		prompt := args[len(args)-1]
+		return append(append(slices.Clone(args[:len(args)-1]), "resume", sessionID), prompt)
+	case "gemini":
+		return append([]string{"--resume", sessionID}, args...)
+	}
+	return append([]string{"--resume", sessionID}, args...)
+}
+
+// TestReplayFixtures replays every embedded fixture as its recorded
+// invocation: stdout must be the transcript's stdout lines along the
+// default path (templates filled), and the exit status as recorded.
+// Multi-process fixtures run one process per part, resuming the session
+// by the id the first process printed.
+func TestReplayFixtures(t *testing.T) {
+	all, err := fixtures.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fx := range all {
+		t.Run(fx.Name, func(t *testing.T) {
+			t.Parallel()
+			tr, err := transcript.LoadFile(fixtures.FS(), fx.Path, transcript.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.Header.Argv) < 2 {
+				t.Skip("the fixture records no invocation")
+			}
+			f := fakecli.Start(t, fakecli.Options{Fixture: fx.Name, Timing: "0.0001"})
+			dir := t.TempDir()
+			sessionID := ""
+			for i, part := range tr.Processes() {
+				p := walk(t, part)
+				args := invocation(tr.Header, i, sessionID)
+				var r result
+				if tr.Header.CLI == "claude" {
+					r = drive(t, f, args, p.stdin, dir)
+				} else {
+					r = runFake(t, f, tr.Header.CLI, args, cmdOpts{dir: dir, env: []string{"IS_SANDBOX=1"}})
+				}
+				if r.stdout != p.stdout {
+					t.Errorf("process %d (%v): stdout differs\ngot:\n%s\nwant:\n%s\nstderr: %s", i+1, args, r.stdout, p.stdout, r.stderr)
+				}
+				want := p.code
+				if p.signal != "" {
+					want = 128 + signalNumber(p.signal)
+				}
+				if r.code != want || r.signaled != (p.signal != "") {
+					t.Errorf("process %d: status %d (signaled %v), want %d (signal %q)\nstderr: %s", i+1, r.code, r.signaled, want, p.signal, r.stderr)
+				}
+				if sessionID == "" {
+					sessionID = firstSessionID(r.stdout)
+				}
+			}
+		})
+	}
+}
+
+// drive runs claude as a client would: each stdin line is sent once the
+// stdout lines before it in the transcript have arrived.
+func drive(t *testing.T, f *fakecli.Fakes, args []string, in []input, dir string) result {
+	t.Helper()
+	l := startFake(t, f, "claude", args, cmdOpts{dir: dir, env: []string{"IS_SANDBOX=1"}})
+	seen := 0
+	for _, x := range in {
+		for seen < x.after {
+			l.next(5 * time.Second)
+			seen++
+		}
+		l.send(x.line)
+	}
+	r, _ := l.wait()
+	return r
+}
+
+// firstSessionID finds the session (thread) id in a stream.
+func firstSessionID(stream string) string {
+	for _, line := range strings.Split(stream, "\n") {
+		var ev map[string]any
+		if json.Unmarshal([]byte(line), &ev) != nil {
+			continue
+		}
+		for _, k := range []string{"session_id", "thread_id"} {
+			if s, ok := ev[k].(string); ok && s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,155 @@
+package fakecli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/agentconform/agentconform/jsonl"
+)
+
+// inLine is one stdin line as it arrived.
+type inLine struct {
+	raw []byte        // without the "\n"
+	at  time.Duration // when it arrived, since the process started
+	// synthetic lines were made by the fake (Claude's prompt in text
+	// mode) and are not logged as stdin.
+	synthetic bool
+}
+
+// stdinMsg is an inLine decoded once, for matching and dispatch.
+type stdinMsg struct {
+	inLine
+	// valid is whether the line is JSON at all; obj is set when it is an
+	// object.
+	valid bool
+	obj   map[string]any
+	typ   string // the object's "type", if a string
+}
+
+func decodeLine(l inLine) *stdinMsg {
+	m := &stdinMsg{inLine: l}
+	t := bytes.TrimSpace(l.raw)
+	m.valid = json.Valid(t)
+	if m.valid {
+		m.obj, _ = jsonl.Parse(t, jsonl.ParseOptions{})
+		if m.obj != nil {
+			m.typ, _ = m.obj["type"].(string)
+		}
+	}
+	return m
+}
+
+// lineSource delivers stdin lines to the replay; the channel is closed at
+// EOF (or a read error, kept in err).
+type lineSource struct {
+	ch  chan inLine
+	eof bool // set by the replay once it saw the channel closed
+	err error
+	// closedAt is when stdin reached EOF, for the observation log.
+	closedAt time.Duration
+}
+
+// maxStdinLine bounds one stdin line; a longer one is cut there (the real
+// CLIs have budgets of their own, not all known).
+const maxStdinLine = 256 << 20
+
+// readLines starts a goroutine reading r line by line, concurrently with
+// the replay.
+func readLines(r io.Reader, start time.Time) *lineSource {
+	s := &lineSource{ch: make(chan inLine, 64)}
+	go func() {
+		defer close(s.ch)
+		br := bufio.NewReaderSize(r, 64<<10)
+		var acc []byte
+		for {
+			chunk, err := br.ReadSlice('\n')
+			acc = append(acc, chunk...)
+			if errors.Is(err, bufio.ErrBufferFull) && len(acc) < maxStdinLine {
+				continue
+			}
+			if len(acc) > 0 {
+				line := bytes.TrimSuffix(acc, []byte("\n"))
+				s.ch <- inLine{raw: line, at: time.Since(start)}
+				acc = nil
+			}
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				if err != io.EOF {
+					s.err = err
+				}
+				s.closedAt = time.Since(start)
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// staticLines is a source that holds lines already read and is at EOF
+// after them.
+func staticLines(lines []inLine, closedAt time.Duration) *lineSource {
+	s := &lineSource{ch: make(chan inLine, len(lines)), closedAt: closedAt}
+	for _, l := range lines {
+		s.ch <- l
+	}
+	close(s.ch)
+	return s
+}
+
+// splitLines cuts text read whole (a Codex or Gemini prompt) into lines.
+func splitLines(b []byte, at time.Duration) []inLine {
+	var out []inLine
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			out = append(out, inLine{raw: b, at: at})
+			break
+		}
+		out = append(out, inLine{raw: b[:i], at: at})
+		b = b[i+1:]
+	}
+	return out
+}
+
+// readAllStdin reads stdin to EOF, as Codex does before it writes
+// anything.
+func readAllStdin(r io.Reader) ([]byte, error) {
+	if r == nil {
+		return nil, nil
+	}
+	return io.ReadAll(r)
+}
+
+// readStdinGemini reads stdin as Gemini's readStdin does: if nothing
+// arrives within 500 ms, it stops waiting and the prompt is empty (for a
+// pipe that is never written to); once data arrives, it reads to EOF.
+func readStdinGemini(r io.Reader, wait time.Duration) ([]byte, bool) {
+	if r == nil {
+		return nil, true
+	}
+	type chunk struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan chunk, 1)
+	go func() {
+		buf := make([]byte, 64<<10)
+		n, err := r.Read(buf)
+		ch <- chunk{buf[:n], err}
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case c := <-ch:
+		if c.err != nil {
+			return c.b, true
+		}
+		rest, _ := io.ReadAll(r)
+		return append(c.b, rest...), true
+	case <-t.C:
+		return nil, false
+	}
+}
