@@ -663,10 +663,12 @@ func (c *claudeState) emitLine(e *engine, s string) flow {
 
 func timestamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// The messages of an interrupted turn (protocols.md §1.5).
+// The messages of an interrupted turn (protocols.md §1.5, and the shapes
+// of fixtures/claude/interrupt.jsonl).
 const (
 	interruptedForTool = "[Request interrupted by user for tool use]"
 	interrupted        = "[Request interrupted by user]"
+	rejectedToolUse    = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
 )
 
 // interrupt ends the running turn as the real CLI does on an interrupt
@@ -692,8 +694,8 @@ func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 	resultAt, after := c.skipTurn(e)
 	for _, id := range c.openTools {
 		if emit(userMessage{Type: "user", Message: userBody{Role: "user", Content: []any{
-			toolResultBlock{ToolUseID: id, Type: "tool_result", Content: interruptedForTool, IsError: true}}},
-			SessionID: c.sessionID, UUID: newUUID(c.rng), Timestamp: timestamp(), ToolUseResult: "Error: " + interruptedForTool}) {
+			toolResultBlock{ToolUseID: id, Type: "tool_result", Content: rejectedToolUse, IsError: true}}},
+			SessionID: c.sessionID, UUID: newUUID(c.rng), Timestamp: timestamp(), ToolUseResult: "User rejected tool use"}) {
 			return flowEnd
 		}
 	}
@@ -755,14 +757,20 @@ func (c *claudeState) skipTurn(e *engine) (resultAt, after int) {
 // for the turn made an error (so it keeps the recorded shape and version's
 // fields), or one built from scratch.
 func (c *claudeState) errorResult(e *engine, resultAt int, reason string) string {
+	var stop any
+	diag := "[ede_diagnostic] result_type=assistant last_content_type=text stop_reason=null"
+	if reason == "aborted_tools" {
+		stop = "tool_use"
+		diag = "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use"
+	}
 	set := []field{
 		{"subtype", "error_during_execution"},
 		{"is_error", true},
 		{"duration_ms", time.Since(c.turnStart).Milliseconds()},
-		{"stop_reason", nil},
+		{"stop_reason", stop},
 		{"session_id", c.sessionID},
 		{"terminal_reason", reason},
-		{"errors", []string{interrupted}},
+		{"errors", []string{diag}},
 		{"uuid", newUUID(c.rng)},
 	}
 	if resultAt >= 0 {

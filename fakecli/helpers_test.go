@@ -330,3 +330,13 @@ func signalNumber(name string) int {
 	}
 	return 0
 }
+
+// jsonField is a top-level string field of a JSON line ("" if none).
+func jsonField(line, key string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(line), &m) != nil {
+		return ""
+	}
+	s, _ := m[key].(string)
+	return s
+}

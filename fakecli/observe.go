@@ -13,9 +13,11 @@ import (
 )
 
 // observer appends the observation log (fakecli/README.md, "Observation
-// log"): one JSON object per line, each written with a single write to a
-// file opened with O_APPEND, so that several fake processes can share one
-// log. A nil observer logs nothing.
+// log"): one JSON object per line, to a file opened with O_APPEND, so that
+// several fake processes can share one log. Records are buffered and
+// written, whole, whenever the fake flushes stdout (before every wait and
+// at the end), so a write never splits a record and the log is as current
+// as what the adapter has seen. A nil observer logs nothing.
 type observer struct {
 	mu    sync.Mutex
 	f     *os.File
@@ -23,6 +25,9 @@ type observer struct {
 	pid   int
 	buf   []byte
 }
+
+// obsBuffer is how much the observer buffers before it writes anyway.
+const obsBuffer = 64 << 10
 
 func openObserver(path string, start time.Time) (*observer, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -52,7 +57,7 @@ func (o *observer) logAt(at time.Duration, kind string, kv ...any) {
 	if o.f == nil {
 		return
 	}
-	b := o.buf[:0]
+	b := o.buf
 	b = append(b, `{"t_ms":`...)
 	b = strconv.AppendInt(b, at.Milliseconds(), 10)
 	b = append(b, `,"pid":`...)
@@ -71,8 +76,27 @@ func (o *observer) logAt(at time.Duration, kind string, kv ...any) {
 		b = append(b, v...)
 	}
 	b = append(b, '}', '\n')
-	o.f.Write(b) // best effort: the log must never change what the fake does
 	o.buf = b
+	if len(o.buf) >= obsBuffer {
+		o.flushLocked()
+	}
+}
+
+// flush writes the buffered records.
+func (o *observer) flush() {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.flushLocked()
+}
+
+func (o *observer) flushLocked() {
+	if o.f != nil && len(o.buf) > 0 {
+		o.f.Write(o.buf) // best effort: the log must never change what the fake does
+	}
+	o.buf = o.buf[:0]
 }
 
 func (o *observer) close() {
@@ -81,6 +105,7 @@ func (o *observer) close() {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.flushLocked()
 	if o.f != nil {
 		o.f.Close()
 		o.f = nil

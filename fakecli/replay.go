@@ -269,7 +269,9 @@ const (
 // (Claude) stdin lines as they come. Stdout is flushed first.
 func (e *engine) wait(d time.Duration, kind waitKind) (flow, *stdinMsg) {
 	e.busy = 0
-	if err := e.p.out.flush(); err != nil {
+	err := e.p.out.flush()
+	e.p.obs.flush()
+	if err != nil {
 		return e.stdoutGone(), nil
 	}
 	var timer <-chan time.Time

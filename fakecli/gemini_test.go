@@ -1,0 +1,110 @@
+//go:build unix
+
+package fakecli_test
+
+import (
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+var geminiP = []string{"-o", "stream-json", "-y", "-p"}
+
+// TestGeminiResume: a second process resumes by init.session_id, by
+// "latest" and by index; the resumed init carries the same id.
+func TestGeminiResume(t *testing.T) {
+	fx, err := loadFixture("gemini/multi-turn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := fx.Processes()
+	f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/multi-turn"})
+	dir := t.TempDir()
+	first := runFake(t, f, "gemini", append(geminiP, "What does greet.go do?"), cmdOpts{dir: dir})
+	if first.code != 0 || first.stdout != walk(t, parts[0]).stdout {
+		t.Fatalf("first process: exit %d, stderr %q\n%s", first.code, first.stderr, first.stdout)
+	}
+	sid := firstSessionID(first.stdout)
+	second := runFake(t, f, "gemini", append([]string{"--resume", sid}, append(geminiP, "Make it end with an exclamation mark.")...), cmdOpts{dir: dir})
+	if second.code != 0 || second.stdout != walk(t, parts[1]).stdout {
+		t.Errorf("resume by id: exit %d, stderr %q\n%s", second.code, second.stderr, second.stdout)
+	}
+	for _, how := range [][]string{{"--resume", "latest"}, {"-r", "1"}, {"--resume"}} {
+		r := runFake(t, f, "gemini", append(how, append(geminiP, "again")...), cmdOpts{dir: dir})
+		if r.code != 0 || firstSessionID(r.stdout) != sid {
+			t.Errorf("%v: exit %d, session %q, stderr %q", how, r.code, firstSessionID(r.stdout), r.stderr)
+		}
+	}
+	dup := runFake(t, f, "gemini", append([]string{"--session-id", sid}, append(geminiP, "x")...), cmdOpts{dir: dir})
+	if dup.code != 42 || !strings.HasPrefix(dup.stderr, `Error starting session: Session ID "`+sid+`" already exists.`) {
+		t.Errorf("--session-id of an existing session: exit %d, stderr %q", dup.code, dup.stderr)
+	}
+	other := runFake(t, f, "gemini", append([]string{"--resume", "latest"}, append(geminiP, "x")...), cmdOpts{})
+	if other.code != 42 {
+		t.Errorf("latest in another directory: exit %d, want 42", other.code)
+	}
+}
+
+// TestGeminiSignals: SIGINT and SIGTERM end the process with exit 0 and
+// no result, by Gemini's own behaviour and by the fixture's on_signal.
+func TestGeminiSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/interrupt"})
+			l := startFake(t, f, "gemini", append(geminiP, "Run the end-to-end tests."), cmdOpts{})
+			l.stdin.Close()
+			l.until("tool_use", typeIs("tool_use"))
+			l.signal(sig)
+			r, rest := l.wait()
+			if r.code != 0 || r.signaled || len(rest) != 0 {
+				t.Errorf("status %d (signaled %v), more lines %q", r.code, r.signaled, rest)
+			}
+		})
+	}
+	t.Run("default", func(t *testing.T) {
+		fx, err := loadFixture("gemini/interrupt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Without the fixture's on_signal, Gemini's own behaviour.
+		steps := fx.Steps[:0:0]
+		for _, st := range fx.Steps {
+			if st.Op != transcript.OpOnSignal {
+				steps = append(steps, st)
+			}
+		}
+		fx.Steps = steps
+		f := fakecli.Start(t, fakecli.Options{Transcript: saveTranscript(t, fx)})
+		l := startFake(t, f, "gemini", append(geminiP, "Run"), cmdOpts{})
+		l.stdin.Close()
+		l.until("tool_use", typeIs("tool_use"))
+		l.signal(syscall.SIGTERM)
+		r, rest := l.wait()
+		if r.code != 0 || len(rest) != 0 || strings.Contains(r.stdout, `"result"`) {
+			t.Errorf("status %d, more lines %q", r.code, rest)
+		}
+	})
+}
+
+// TestGeminiStdinPrompt: stdin is the prompt (no -p); an open pipe with
+// nothing in it is given up on after 500 ms.
+func TestGeminiStdinPrompt(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/plain-text"})
+	r := runFake(t, f, "gemini", []string{"-o", "stream-json"}, cmdOpts{stdin: "Say hello in one sentence.\n"})
+	if r.code != 0 || !strings.Contains(r.stdout, `"type":"result"`) {
+		t.Errorf("prompt on stdin: exit %d, stderr %q", r.code, r.stderr)
+	}
+	l := startFake(t, f, "gemini", []string{"-o", "stream-json", "-p", "hi"}, cmdOpts{})
+	l.until("result", typeIs("result"))
+	res, _ := l.wait()
+	if res.code != 0 {
+		t.Errorf("open empty stdin: exit %d", res.code)
+	}
+	empty := runFake(t, f, "gemini", []string{"-o", "stream-json"}, cmdOpts{})
+	if empty.code != 1 || !strings.HasPrefix(empty.stderr, "No input provided via stdin.") {
+		t.Errorf("no prompt at all: exit %d, stderr %q", empty.code, empty.stderr)
+	}
+}
