@@ -1,0 +1,141 @@
+package conformance
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Baseline lists failures that are expected, so that a CI gate passes on
+// them and fails only on new ones. Each line is "<case-id>" (every check
+// of that case) or "<case-id> <check-id>"; "#" starts a comment.
+type Baseline struct {
+	entries map[string]bool
+	order   []string
+	// File is where the baseline came from, for messages.
+	File string
+}
+
+// ReadBaseline parses a baseline file.
+func ReadBaseline(path string) (*Baseline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading baseline: %w", err)
+	}
+	defer f.Close()
+	b, err := ParseBaseline(f)
+	if err != nil {
+		return nil, fmt.Errorf("baseline %s: %w", path, err)
+	}
+	b.File = path
+	return b, nil
+}
+
+// ParseBaseline parses baseline lines.
+func ParseBaseline(r io.Reader) (*Baseline, error) {
+	b := &Baseline{entries: map[string]bool{}}
+	sc := bufio.NewScanner(r)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) > 2 {
+			return nil, fmt.Errorf("line %d: want \"<case-id>\" or \"<case-id> <check-id>\", got %d fields", n, len(f))
+		}
+		key := strings.Join(f, " ")
+		if !b.entries[key] {
+			b.entries[key] = true
+			b.order = append(b.order, key)
+		}
+	}
+	return b, sc.Err()
+}
+
+func (b *Baseline) expects(caseID, check string) (string, bool) {
+	if b == nil {
+		return "", false
+	}
+	if b.entries[caseID+" "+check] {
+		return caseID + " " + check, true
+	}
+	if b.entries[caseID] {
+		return caseID, true
+	}
+	return "", false
+}
+
+// Gate is the verdict of a run against its baseline.
+type Gate struct {
+	// Passed is true when no failure is new.
+	Passed bool `json:"passed"`
+	// Counts counts check results per verdict.
+	Counts map[Verdict]int `json:"counts"`
+	// New lists failures the baseline does not expect ("case check").
+	New []string `json:"new,omitempty"`
+	// Expected lists failures the baseline expects.
+	Expected []string `json:"expected,omitempty"`
+	// Stale lists baseline entries that now pass (or did not run failing):
+	// remove them from the baseline.
+	Stale []string `json:"stale,omitempty"`
+}
+
+// gate marks baselined results and computes the gate.
+func gate(res *Results, b *Baseline, strict bool) Gate {
+	g := Gate{Counts: map[Verdict]int{}}
+	used := map[string]bool{}
+	ran := map[string]bool{}
+	for _, c := range res.Cases {
+		ran[c.ID] = true
+		for i := range c.Checks {
+			r := &c.Checks[i]
+			ran[c.ID+" "+r.Check] = true
+			g.Counts[r.Verdict]++
+			if !r.Verdict.Failed(strict) {
+				continue
+			}
+			key := c.ID + " " + r.Check
+			if entry, ok := b.expects(c.ID, r.Check); ok {
+				r.Baselined = true
+				used[entry] = true
+				g.Expected = append(g.Expected, key)
+				continue
+			}
+			g.New = append(g.New, key)
+		}
+	}
+	if b != nil {
+		for _, e := range b.order {
+			if !used[e] && ran[e] {
+				g.Stale = append(g.Stale, e)
+			}
+		}
+	}
+	sort.Strings(g.New)
+	g.Passed = len(g.New) == 0
+	return g
+}
+
+// WriteBaseline writes the failures of a run as a baseline file.
+func WriteBaseline(w io.Writer, res *Results, strict bool) error {
+	fmt.Fprintln(w, "# agentconform baseline: expected failures, one \"<case-id> <check-id>\" per line")
+	for _, c := range res.Cases {
+		for _, r := range c.Checks {
+			if r.Verdict.Failed(strict) {
+				if _, err := fmt.Fprintf(w, "%s %s\n", c.ID, r.Check); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

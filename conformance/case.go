@@ -1,0 +1,107 @@
+package conformance
+
+import (
+	"time"
+)
+
+// Case is one run of the adapter: a fixture the fakes replay (perhaps with
+// faults), and the harness commands the runner sends. Every applicable
+// check judges every case; a case's ID is "<agent>/<scenario>[/<variant>]"
+// ("codex/single-tool/line-1048577") and stays stable across releases.
+type Case struct {
+	ID string
+	// Agent is the CLI the adapter drives: claude, codex or gemini.
+	Agent string
+	// Fixture is the embedded fixture the fakes replay ("codex/single-tool"),
+	// or "" when Transcript names a file.
+	Fixture    string
+	Transcript string
+	// Faults is the fault spec given to the fakes (AGENTCONFORM_FAULTS).
+	Faults string
+	// Permission is the policy the adapter must apply: allow or deny.
+	Permission string
+	// Prompts holds one prompt per turn; the first goes in start, the
+	// others in send after each turn_end.
+	Prompts []string
+	// Interrupt, when set, says when the runner interrupts.
+	Interrupt *InterruptPlan
+	// Close, when set, makes the runner send close early: after the adapter
+	// has been quiet for this long (a stalled CLI).
+	CloseWhenQuiet time.Duration
+	// Expect says how the CLI behaves in this case, so checks know what a
+	// correct adapter reports.
+	Expect Expect
+	// Timeout bounds the whole case.
+	Timeout time.Duration
+	// Description says what the case shows, for reports.
+	Description string
+
+	probe bool // only read hello, then close
+}
+
+// InterruptPlan says when and how the runner interrupts a turn.
+type InterruptPlan struct {
+	// AfterEvents interrupts once the adapter has written this many events
+	// (0: as soon as the turn has started, i.e. after start is sent and the
+	// adapter is quiet for Quiet).
+	AfterEvents int
+	// Quiet is how long the adapter must have been silent before the
+	// interrupt is sent (lets a stalled fake settle; default 150 ms).
+	Quiet time.Duration
+	// ThenTurn sends one more prompt after the interrupted turn ends.
+	ThenTurn bool
+}
+
+// Expect describes the CLI's behaviour in a case.
+type Expect struct {
+	// TurnFails is true when the CLI fails the turn (API error, crash,
+	// exit without a terminal event): the adapter must not report success.
+	TurnFails bool
+	// Cancelled is true when the turn is interrupted.
+	Cancelled bool
+	// IgnoresSIGTERM is true when the fake ignores SIGTERM, so only SIGKILL
+	// stops it.
+	IgnoresSIGTERM bool
+	// LineSize is the size of the ladder line in a buffer case.
+	LineSize int
+	// Unknown is true when the stream carries events or fields the adapter
+	// cannot know (forward compatibility).
+	Unknown bool
+	// Stall is true when the CLI stops writing and stays alive.
+	Stall bool
+}
+
+// Hello is what the adapter declared in its hello record.
+type Hello struct {
+	Profile  string   `json:"profile"`
+	Agents   []string `json:"agents"`
+	Supports []string `json:"supports"`
+	Name     string   `json:"name"`
+	Version  string   `json:"version"`
+}
+
+// Supports reports whether the adapter claims a capability.
+func (h *Hello) supports(what string) bool {
+	if h == nil {
+		return false
+	}
+	for _, s := range h.Supports {
+		if s == what {
+			return true
+		}
+	}
+	return false
+}
+
+// drives reports whether the adapter claims to drive agent.
+func (h *Hello) drives(agent string) bool {
+	if h == nil {
+		return false
+	}
+	for _, a := range h.Agents {
+		if a == agent {
+			return true
+		}
+	}
+	return false
+}

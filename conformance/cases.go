@@ -1,0 +1,186 @@
+package conformance
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentconform/agentconform/fixtures"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+// LadderSizes are the line sizes of the buffer cases: both sides of the
+// limits adapters are known to have (bufio.Scanner's 64 KiB, the Python
+// SDK's 1 MiB) and far beyond.
+var LadderSizes = []int{64 << 10, 256 << 10, 1<<20 - 1, 1 << 20, 1<<20 + 1, 8 << 20, 64 << 20}
+
+// lifecycle faults: how the CLI misbehaves, per variant name.
+type lifecycleFault struct {
+	variant, faults, description string
+	expect                       Expect
+	closeWhenQuiet               time.Duration
+}
+
+func lifecycleFaults(agent string) []lifecycleFault {
+	terminal := map[string]string{"claude": "result", "codex": "turn.completed", "gemini": "result"}[agent]
+	return []lifecycleFault{
+		{"exit-mid-line", "exit_mid_line:code=1", "the CLI dies half way through its last line", Expect{TurnFails: true}, 0},
+		{"exit-0-no-terminal", "drop:type=" + terminal, "the CLI exits 0 without its terminal event", Expect{TurnFails: true}, 0},
+		{"exit-nonzero", "exit_code:code=3", "the CLI exits 3 after a normal-looking stream", Expect{TurnFails: true}, 0},
+		{"killed", "die:signal=SIGKILL,after=2", "the CLI is killed by SIGKILL after two lines", Expect{TurnFails: true}, 0},
+		{"stderr-flood", "stderr_flood:bytes=4194304", "the CLI writes 4 MiB to stderr before its first stdout line", Expect{}, 0},
+		{"banner", "banner", "the CLI prints a non-JSON banner line on stdout", Expect{}, 0},
+		{"stall", "stall:after=2", "the CLI stops writing after two lines and stays alive; the runner closes", Expect{TurnFails: true, Stall: true}, 500 * time.Millisecond},
+	}
+}
+
+// Generate builds the default cases for the given agents from the
+// embedded fixtures: every fixture as recorded, interrupts (the interrupt
+// fixtures and a sweep over the single-tool fixture), the line-size
+// ladder, process-lifecycle faults, unknown events and fields, and the
+// permission policies.
+func Generate(agents []string) ([]*Case, error) {
+	all, err := fixtures.All()
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*transcript.Transcript{}
+	for _, fx := range all {
+		t, err := fixtures.Load(fx.Name)
+		if err != nil {
+			return nil, fmt.Errorf("fixture %s: %w", fx.Name, err)
+		}
+		byName[fx.Name] = t
+	}
+	var cases []*Case
+	for _, agent := range agents {
+		for _, fx := range all {
+			if path.Dir(fx.Name) != agent {
+				continue
+			}
+			t := byName[fx.Name]
+			scenario := path.Base(fx.Name)
+			c := &Case{ID: fx.Name, Agent: agent, Fixture: fx.Name, Permission: "allow",
+				Prompts: prompts(t), Description: t.Header.Description}
+			switch {
+			case scenario == "interrupt":
+				c.Interrupt = &InterruptPlan{AfterEvents: 1}
+				c.Expect.Cancelled = true
+				cases = append(cases, c)
+				if agent == "claude" {
+					then := *c
+					then.ID = fx.Name + "/then-turn"
+					then.Interrupt = &InterruptPlan{AfterEvents: 1, ThenTurn: true}
+					then.Description = "interrupt a running tool, then run one more turn in the same session"
+					cases = append(cases, &then)
+				}
+				continue
+			case scenario == "permission-deny":
+				c.Permission = "deny"
+			case scenario == "api-error" || scenario == "max-turns":
+				c.Expect.TurnFails = true
+			}
+			cases = append(cases, c)
+			if scenario == "permission-allow" {
+				deny := *c
+				deny.ID = fx.Name + "/policy-deny"
+				deny.Permission = "deny"
+				deny.Description = "the same session with a deny policy: the adapter must answer deny"
+				cases = append(cases, &deny)
+			}
+		}
+		base := agent + "/single-tool"
+		t := byName[base]
+		if t == nil {
+			continue
+		}
+		one := prompts(t)
+		outs := countOut(t.Steps)
+		for k := 1; k < outs; k++ {
+			cases = append(cases, &Case{ID: base + "/interrupt-after-" + strconv.Itoa(k), Agent: agent, Fixture: base,
+				Faults: "stall:after=" + strconv.Itoa(k), Permission: "allow", Prompts: one,
+				Interrupt: &InterruptPlan{}, Expect: Expect{Cancelled: true, Stall: true},
+				Description: fmt.Sprintf("interrupt after the CLI's line %d of %d (it stalls there)", k, outs)})
+		}
+		for _, size := range LadderSizes {
+			cases = append(cases, &Case{ID: base + "/line-" + strconv.Itoa(size), Agent: agent, Fixture: base,
+				Faults: "ladder:size=" + strconv.Itoa(size), Permission: "allow", Prompts: one,
+				Expect:      Expect{LineSize: size},
+				Description: fmt.Sprintf("one event of exactly %d bytes on one line", size)})
+		}
+		for _, lf := range lifecycleFaults(agent) {
+			cases = append(cases, &Case{ID: base + "/" + lf.variant, Agent: agent, Fixture: base, Faults: lf.faults,
+				Permission: "allow", Prompts: one, Expect: lf.expect, CloseWhenQuiet: lf.closeWhenQuiet, Description: lf.description})
+		}
+		cases = append(cases,
+			&Case{ID: base + "/ignores-sigterm", Agent: agent, Fixture: agent + "/interrupt", Faults: "ignore_signal:signal=SIGTERM",
+				Permission: "allow", Prompts: one, Interrupt: &InterruptPlan{AfterEvents: 1},
+				Expect:      Expect{Cancelled: true, IgnoresSIGTERM: true},
+				Description: "interrupt a CLI that ignores SIGTERM: only SIGKILL stops it"},
+			&Case{ID: base + "/unknown-type", Agent: agent, Fixture: base, Faults: "unknown_type", Permission: "allow", Prompts: one,
+				Expect: Expect{Unknown: true}, Description: "an event of a type no adapter knows"},
+			&Case{ID: base + "/unknown-field", Agent: agent, Fixture: base, Faults: "unknown_field", Permission: "allow", Prompts: one,
+				Expect: Expect{Unknown: true}, Description: "a field no adapter knows"},
+		)
+	}
+	return cases, nil
+}
+
+// prompts returns one prompt per turn of a transcript: per user message
+// Claude waits for, per process of Codex and Gemini.
+func prompts(t *transcript.Transcript) []string {
+	n := 0
+	if t.Header.CLI == "claude" {
+		for _, s := range t.Steps {
+			if s.Op == transcript.OpIn && s.Match != nil && s.Match["type"] == "user" {
+				n++
+			}
+		}
+	} else {
+		n = len(t.Processes())
+	}
+	if n == 0 {
+		n = 1
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("prompt %d of %s", i+1, t.Header.Scenario)
+		if i == 0 {
+			out[i] = "Please do what the fixture " + t.Header.Scenario + " shows."
+		}
+	}
+	return out
+}
+
+func countOut(steps []transcript.Step) int {
+	n := 0
+	for _, s := range steps {
+		if s.Op == transcript.OpOut {
+			n++
+		}
+		if s.Op == transcript.OpExit || s.Op == transcript.OpNextProcess {
+			break
+		}
+	}
+	return n
+}
+
+// matchCase reports whether id matches one of the globs (path.Match, or a
+// prefix ending in "/").
+func matchCase(id string, globs []string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, g := range globs {
+		if ok, _ := path.Match(g, id); ok || id == g || strings.HasSuffix(g, "/") && strings.HasPrefix(id, g) {
+			return true
+		}
+		// "codex/single-tool" also selects its variants.
+		if strings.HasPrefix(id, g+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,641 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/jsonl"
+)
+
+// Adapter says how to start the adapter under test.
+type Adapter struct {
+	// Name labels the adapter in results and reports.
+	Name string
+	// Command returns the adapter process for one case. The runner sets its
+	// Dir, Env, standard streams and process group; it must not be started.
+	Command func(ctx context.Context) *exec.Cmd
+	// Reproduce is the shell command that starts the adapter, for the
+	// one-line reproduce command of failures ("" when there is none).
+	Reproduce string
+	// SignalInterrupt interrupts with SIGINT to the adapter instead of the
+	// interrupt command (for adapters that only know Ctrl-C).
+	SignalInterrupt bool
+}
+
+// ShellAdapter is an Adapter started by /bin/sh -c CMD.
+func ShellAdapter(cmd string) Adapter {
+	return Adapter{Name: cmd, Reproduce: cmd, Command: func(ctx context.Context) *exec.Cmd {
+		return exec.CommandContext(ctx, "/bin/sh", "-c", "exec "+cmd)
+	}}
+}
+
+// Event is one line the adapter wrote that is not a harness record.
+type Event struct {
+	Line int
+	At   time.Duration
+	Raw  []byte
+	Obj  map[string]any
+}
+
+// Record is a harness record the adapter wrote (hello, turn_end, end).
+type Record struct {
+	Kind      string
+	OK        bool
+	Error     string
+	SessionID string
+	Line      int
+	At        time.Duration
+	// Turn is the number of events written before this record.
+	EventsBefore int
+}
+
+// Sent is one command the runner sent (or SIGINT, in signal mode).
+type Sent struct {
+	Op   string
+	At   time.Duration
+	Line string
+}
+
+// Observation is everything one case produced: what the adapter wrote,
+// what the runner sent, what the fakes saw and wrote, and how every process
+// ended. Checks judge it.
+type Observation struct {
+	Case    *Case
+	Hello   *Hello
+	Events  []Event
+	Records []Record
+	Sent    []Sent
+	// BadLines are adapter stdout lines that were neither JSON objects nor
+	// records (reported by the output checks).
+	BadLines []string
+	// Stderr is the tail of the adapter's stderr.
+	Stderr []byte
+	// Exit is how the adapter process ended.
+	ExitCode   int
+	ExitSignal string
+	Duration   time.Duration
+	// TimedOut is true when the case hit its deadline and was killed.
+	TimedOut bool
+	// StartErr is set when the adapter could not be started at all.
+	StartErr error
+	// Fake is the fakes' observation log; Wire what each fake process wrote
+	// to stdout, in start order.
+	Fake []fakecli.Observation
+	Wire []WireProcess
+	// Leftover lists fake CLI processes still running after the adapter
+	// ended (killed by the runner afterwards).
+	Leftover []int
+	// Dir is the case's directory (kept with --keep).
+	Dir string
+}
+
+// WireProcess is what one fake CLI process wrote to its stdout.
+type WireProcess struct {
+	PID   int
+	Argv  []string
+	Bytes []byte
+}
+
+// EventsOfTurn returns the events written before the i-th turn_end (0-based)
+// and after the previous one.
+func (o *Observation) EventsOfTurn(i int) []Event {
+	start, n := 0, 0
+	for _, r := range o.Records {
+		if r.Kind != "turn_end" {
+			continue
+		}
+		if n == i {
+			return o.Events[start:r.EventsBefore]
+		}
+		start = r.EventsBefore
+		n++
+	}
+	if n == i {
+		return o.Events[start:]
+	}
+	return nil
+}
+
+// TurnEnds returns the turn_end records.
+func (o *Observation) TurnEnds() []Record {
+	var out []Record
+	for _, r := range o.Records {
+		if r.Kind == "turn_end" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// End returns the end record, if the adapter wrote one.
+func (o *Observation) End() (Record, bool) {
+	for _, r := range o.Records {
+		if r.Kind == "end" {
+			return r, true
+		}
+	}
+	return Record{}, false
+}
+
+// Crashed reports whether the adapter died without being killed by the
+// runner: by a signal, or by exiting without its end record.
+func (o *Observation) Crashed() bool {
+	if o.TimedOut || o.StartErr != nil {
+		return false
+	}
+	if o.ExitSignal != "" {
+		return true
+	}
+	_, ended := o.End()
+	return !ended
+}
+
+// FakeStarts returns the start records of the fake CLI processes.
+func (o *Observation) FakeStarts() []fakecli.Observation {
+	var out []fakecli.Observation
+	for _, r := range o.Fake {
+		if r.Kind == "start" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// env variable names the runner gives the adapter.
+const (
+	envWire = "AGENTCONFORM_WIRE"
+	envCase = "AGENTCONFORM_CASE"
+)
+
+// runner-wide limits.
+const (
+	maxAdapterLine = 256 << 20
+	stderrTail     = 64 << 10
+	killGrace      = 2 * time.Second
+	defaultQuiet   = 150 * time.Millisecond
+)
+
+// execCase runs one case and returns what it produced. It never returns an
+// error for anything the adapter does; only the runner's own failures
+// (no temp dir) are errors.
+func execCase(ctx context.Context, cfg *Config, c *Case) (*Observation, error) {
+	dir, err := os.MkdirTemp(cfg.WorkDir, sanitize(c.ID)+"-")
+	if err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.ID, err)
+	}
+	o := &Observation{Case: c, Dir: dir}
+	work, fakes, sessions, wire := filepath.Join(dir, "work"), filepath.Join(dir, "fakes"), filepath.Join(dir, "sessions"), filepath.Join(dir, "wire")
+	for _, d := range []string{work, sessions, wire} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.ID, err)
+		}
+	}
+	if err := fakecli.Install(fakes, cfg.FakeExe, false); err != nil {
+		return nil, fmt.Errorf("case %s: installing the fakes: %w", c.ID, err)
+	}
+	observe := filepath.Join(dir, "observe.jsonl")
+
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = cfg.Timeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	cmd := cfg.Adapter.Command(cctx)
+	cmd.Dir = work
+	cmd.Env = caseEnv(cfg, c, fakes, sessions, observe, wire)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = killGrace
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.ID, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.ID, err)
+	}
+	tail := &tailBuffer{max: stderrTail}
+	cmd.Stderr = tail
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		o.StartErr = err
+		return o, nil
+	}
+	lines := make(chan adapterLine, 64)
+	go readAdapter(stdout, lines)
+
+	d := &driver{o: o, c: c, cfg: cfg, stdin: stdin, start: start, cmd: cmd}
+	d.loop(cctx, lines)
+	waitErr := cmd.Wait()
+	o.Duration = time.Since(start)
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		o.TimedOut = true
+	}
+	o.ExitCode, o.ExitSignal = exitStatus(cmd.ProcessState, waitErr)
+	for range lines {
+		// drain whatever the reader still had (it ends at EOF)
+	}
+	o.Stderr = tail.Bytes()
+	killGroup(cmd.Process.Pid)
+
+	o.Fake, _ = readObservations(observe)
+	o.Leftover = leftovers(o.Fake)
+	for _, pid := range o.Leftover {
+		killGroup(pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	o.Wire = readWire(wire, o.FakeStarts())
+	return o, nil
+}
+
+func caseEnv(cfg *Config, c *Case, fakes, sessions, observe, wire string) []string {
+	var env []string
+	path := fakes
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "AGENTCONFORM_"), k == "CLAUDE_CODE_EXECUTABLE", k == "CODEX_EXECUTABLE", k == "GEMINI_EXECUTABLE":
+			continue
+		case k == "PATH":
+			if v != "" {
+				path += string(os.PathListSeparator) + v
+			}
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "PATH="+path,
+		"CLAUDE_CODE_EXECUTABLE="+filepath.Join(fakes, "claude"),
+		"CODEX_EXECUTABLE="+filepath.Join(fakes, "codex"),
+		"GEMINI_EXECUTABLE="+filepath.Join(fakes, "gemini"),
+		"AGENTCONFORM_CLAUDE="+filepath.Join(fakes, "claude"),
+		"AGENTCONFORM_CODEX="+filepath.Join(fakes, "codex"),
+		"AGENTCONFORM_GEMINI="+filepath.Join(fakes, "gemini"),
+		envCase+"="+c.ID,
+		fakecli.EnvSessions+"="+sessions,
+		fakecli.EnvObserve+"="+observe,
+		envWire+"="+wire,
+		fakecli.EnvSeed+"="+strconv.FormatInt(cfg.Seed, 10),
+	)
+	if c.Transcript != "" {
+		env = append(env, fakecli.EnvTranscript+"="+c.Transcript)
+	} else {
+		env = append(env, fakecli.EnvFixture+"="+c.Fixture)
+	}
+	if c.Faults != "" {
+		env = append(env, fakecli.EnvFaults+"="+c.Faults)
+	}
+	return env
+}
+
+// adapterLine is one line of adapter stdout, or the end of it.
+type adapterLine struct {
+	line jsonl.Line
+	at   time.Time
+	err  error
+}
+
+func readAdapter(r io.Reader, out chan<- adapterLine) {
+	defer close(out)
+	rd := jsonl.NewReader(r, jsonl.Options{MaxLineBytes: maxAdapterLine})
+	for {
+		l, err := rd.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			out <- adapterLine{err: err, at: time.Now()}
+			return
+		}
+		l.Bytes = append([]byte(nil), l.Bytes...)
+		out <- adapterLine{line: l, at: time.Now()}
+	}
+}
+
+// driver runs the harness script of one case.
+type driver struct {
+	o     *Observation
+	c     *Case
+	cfg   *Config
+	stdin io.WriteCloser
+	start time.Time
+	cmd   *exec.Cmd
+
+	prompt      int // prompts sent
+	turnEnds    int
+	interrupted bool
+	thenSent    bool
+	closed      bool
+	events      int
+	lastOutput  time.Time
+}
+
+func (d *driver) send(op string, fields map[string]any) {
+	if d.closed {
+		return
+	}
+	m := map[string]any{"op": op}
+	for k, v := range fields {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	d.o.Sent = append(d.o.Sent, Sent{Op: op, At: time.Since(d.start), Line: string(b)})
+	if _, err := d.stdin.Write(append(b, '\n')); err != nil {
+		d.closed = true
+	}
+	if op == "close" {
+		d.stdin.Close()
+		d.closed = true
+	}
+}
+
+func (d *driver) sendNextPrompt() {
+	if d.prompt < len(d.c.Prompts) {
+		d.send("send", map[string]any{"prompt": d.c.Prompts[d.prompt]})
+		d.prompt++
+	}
+}
+
+func (d *driver) interrupt() {
+	d.interrupted = true
+	if d.cfg.Adapter.SignalInterrupt {
+		d.o.Sent = append(d.o.Sent, Sent{Op: "SIGINT", At: time.Since(d.start)})
+		syscall.Kill(d.cmd.Process.Pid, syscall.SIGINT)
+		return
+	}
+	d.send("interrupt", nil)
+}
+
+// loop reads the adapter's output and sends commands until stdout ends or
+// the case's context is done.
+func (d *driver) loop(ctx context.Context, lines <-chan adapterLine) {
+	c := d.c
+	prompt := ""
+	if len(c.Prompts) > 0 {
+		prompt = c.Prompts[0]
+	}
+	if !c.probe {
+		start := map[string]any{"agent": c.Agent, "prompt": prompt, "cwd": d.cmd.Dir, "permission": c.Permission}
+		d.send("start", start)
+		d.prompt = 1
+	}
+	d.lastOutput = time.Now()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case al, ok := <-lines:
+			if !ok {
+				return
+			}
+			if al.err != nil {
+				d.o.BadLines = append(d.o.BadLines, "reading adapter stdout: "+al.err.Error())
+				return
+			}
+			d.lastOutput = al.at
+			d.handle(al)
+		case <-tick.C:
+			d.timers()
+		}
+	}
+}
+
+func (d *driver) handle(al adapterLine) {
+	o := d.o
+	at := al.at.Sub(d.start)
+	if al.line.TooLong {
+		o.BadLines = append(o.BadLines, fmt.Sprintf("line %d: %d bytes, over the runner's %d-byte limit", al.line.Number, al.line.Len, maxAdapterLine))
+		return
+	}
+	obj, _ := jsonl.Parse(al.line.Bytes, jsonl.ParseOptions{})
+	if obj == nil {
+		o.BadLines = append(o.BadLines, fmt.Sprintf("line %d: %s", al.line.Number, clip(string(al.line.Bytes), 200)))
+		return
+	}
+	kind, isRecord := obj["agentconform"].(string)
+	if !isRecord {
+		o.Events = append(o.Events, Event{Line: al.line.Number, At: at, Raw: al.line.Bytes, Obj: obj})
+		d.events++
+		return
+	}
+	rec := Record{Kind: kind, Line: al.line.Number, At: at, EventsBefore: len(o.Events)}
+	rec.OK, _ = obj["ok"].(bool)
+	rec.Error, _ = obj["error"].(string)
+	rec.SessionID, _ = obj["session_id"].(string)
+	o.Records = append(o.Records, rec)
+	switch kind {
+	case "hello":
+		if o.Hello == nil {
+			h := &Hello{}
+			b, _ := json.Marshal(obj)
+			json.Unmarshal(b, h)
+			o.Hello = h
+		}
+		if d.c.probe {
+			d.send("close", nil)
+		}
+	case "turn_end":
+		d.turnEnds++
+		switch {
+		case d.interrupted && d.c.Interrupt != nil && d.c.Interrupt.ThenTurn && !d.thenSent:
+			d.thenSent = true
+			d.send("send", map[string]any{"prompt": "and now a short answer, please"})
+		case d.prompt < len(d.c.Prompts) && !d.interrupted:
+			d.sendNextPrompt()
+		default:
+			d.send("close", nil)
+		}
+	case "end":
+		d.send("close", nil)
+	}
+}
+
+// timers sends the interrupt and early close that wait for the adapter to
+// be quiet.
+func (d *driver) timers() {
+	c := d.c
+	quietFor := time.Since(d.lastOutput)
+	if ip := c.Interrupt; ip != nil && !d.interrupted && d.turnEnds == 0 && d.events >= ip.AfterEvents {
+		q := ip.Quiet
+		if q <= 0 {
+			q = defaultQuiet
+		}
+		if quietFor >= q {
+			d.interrupt()
+		}
+	}
+	if c.CloseWhenQuiet > 0 && !d.closed && quietFor >= c.CloseWhenQuiet {
+		d.send("close", nil)
+	}
+}
+
+func exitStatus(ps *os.ProcessState, err error) (int, string) {
+	if ps == nil {
+		return -1, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, signalName(ws.Signal())
+	}
+	return ps.ExitCode(), ""
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	case syscall.SIGPIPE:
+		return "SIGPIPE"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return "signal " + strconv.Itoa(int(s))
+}
+
+// killGroup kills the process group led by pid (ignoring "no such process").
+func killGroup(pid int) error {
+	if pid <= 0 {
+		return nil
+	}
+	err := syscall.Kill(-pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+func readObservations(path string) ([]fakecli.Observation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return fakecli.ReadObservations(f)
+}
+
+// leftovers returns the fake processes that are still running: started,
+// never logged an exit, and alive (not a zombie) now.
+func leftovers(obs []fakecli.Observation) []int {
+	exited := map[int]bool{}
+	for _, r := range obs {
+		if r.Kind == "exit" {
+			exited[r.PID] = true
+		}
+	}
+	var out []int
+	for _, r := range obs {
+		if r.Kind != "start" || exited[r.PID] {
+			continue
+		}
+		if alive(r.PID) {
+			out = append(out, r.PID)
+		}
+	}
+	return out
+}
+
+// alive reports whether pid runs (and is not a zombie waiting to be reaped).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z' && stat[i+2] != 'X'
+	}
+	return true
+}
+
+// readWire reads what each fake process wrote to stdout (one file per pid).
+func readWire(dir string, starts []fakecli.Observation) []WireProcess {
+	var out []WireProcess
+	seen := map[int]bool{}
+	for _, s := range starts {
+		if seen[s.PID] {
+			continue
+		}
+		seen[s.PID] = true
+		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(s.PID)+".out"))
+		if err != nil {
+			b = nil
+		}
+		out = append(out, WireProcess{PID: s.PID, Argv: s.Argv, Bytes: b})
+	}
+	return out
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu    sync.Mutex
+	max   int
+	buf   []byte
+	total int64
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.total += int64(len(p))
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// Bytes returns the kept tail.
+func (t *tailBuffer) Bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.buf) > t.max {
+		return append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return append([]byte(nil), t.buf...)
+}
+
+func sanitize(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,25 @@
+package conformance
+
+import (
+	"context"
+	"runtime"
+
+	"github.com/agentconform/agentconform/fixtures"
+)
+
+// execProbe runs the adapter just long enough to read its hello.
+func execProbe(ctx context.Context, cfg *Config, c *Case) (*Observation, error) {
+	c.probe = true
+	return execCase(ctx, cfg, c)
+}
+
+func defaultJobs() int { return runtime.GOMAXPROCS(0) }
+
+// fixtureVersion returns the CLI version a fixture was recorded with.
+func fixtureVersion(name string) string {
+	t, err := fixtures.Load(name)
+	if err != nil {
+		return ""
+	}
+	return t.Header.CLIVersion
+}

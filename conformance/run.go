@@ -1,0 +1,463 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config configures a run.
+type Config struct {
+	// Adapter is the adapter under test.
+	Adapter Adapter
+	// FakeExe is the executable that acts as the fake CLIs when started as
+	// claude, codex or gemini (the agentconform binary, or a test binary
+	// whose TestMain calls fakecli.Main).
+	FakeExe string
+	// Cases are the cases to run; nil means Generate for the agents the
+	// adapter's hello names.
+	Cases []*Case
+	// Match selects cases by ID glob ("codex/*", "claude/interrupt");
+	// empty selects all.
+	Match []string
+	// Jobs is how many cases run at once; 0 means the number of cores.
+	Jobs int
+	// Shard runs only the cases whose index modulo ShardOf is Shard.
+	Shard, ShardOf int
+	// Seed is handed to the fakes for their random choices.
+	Seed int64
+	// Timeout bounds a case that sets none; 0 means 20 s.
+	Timeout time.Duration
+	// Strict makes NON-STRICT verdicts failures.
+	Strict bool
+	// WorkDir holds the case directories; "" means a new temp directory.
+	WorkDir string
+	// Keep keeps every case directory (wire logs, observation logs).
+	Keep bool
+	// Baseline lists expected failures.
+	Baseline *Baseline
+	// Progress, if set, is called as each case finishes (from one goroutine).
+	Progress func(*CaseResult)
+}
+
+// Results is everything a run found.
+type Results struct {
+	Meta  Meta          `json:"meta"`
+	Cases []*CaseResult `json:"cases"`
+	// Gate is the verdict of the run against its baseline.
+	Gate Gate `json:"gate"`
+}
+
+// Meta describes a run.
+type Meta struct {
+	Tool     string    `json:"tool"`
+	Version  string    `json:"version"`
+	Adapter  string    `json:"adapter"`
+	Hello    *Hello    `json:"hello,omitempty"`
+	Seed     int64     `json:"seed"`
+	Shard    string    `json:"shard,omitempty"`
+	Strict   bool      `json:"strict"`
+	Started  time.Time `json:"started"`
+	Duration float64   `json:"duration_s"`
+	// CLIVersions maps each CLI to the versions of the fixtures used.
+	CLIVersions map[string][]string `json:"cli_versions,omitempty"`
+}
+
+// CaseResult is the verdicts of every check on one case.
+type CaseResult struct {
+	ID          string        `json:"id"`
+	Agent       string        `json:"agent"`
+	Fixture     string        `json:"fixture,omitempty"`
+	Faults      string        `json:"faults,omitempty"`
+	Description string        `json:"description,omitempty"`
+	Verdict     Verdict       `json:"verdict"`
+	Duration    float64       `json:"duration_s"`
+	Checks      []CheckResult `json:"checks"`
+	Reproduce   string        `json:"reproduce"`
+	// Wire is an excerpt of the exchange: commands sent, adapter records,
+	// the CLI invocations and how they ended, the adapter's stderr tail.
+	Wire string `json:"wire,omitempty"`
+	// Dir is the kept case directory (with --keep).
+	Dir string `json:"dir,omitempty"`
+}
+
+// CheckResult is one check's verdict on one case.
+type CheckResult struct {
+	Check       string  `json:"check"`
+	Family      Family  `json:"family"`
+	Level       string  `json:"level"`
+	Requirement string  `json:"requirement"`
+	Source      string  `json:"source"`
+	Verdict     Verdict `json:"verdict"`
+	Expected    string  `json:"expected,omitempty"`
+	Actual      string  `json:"actual,omitempty"`
+	Diff        string  `json:"diff,omitempty"`
+	// Baselined marks a failure the baseline expects.
+	Baselined bool `json:"baselined,omitempty"`
+}
+
+// Run runs the cases against the adapter and judges them.
+func Run(ctx context.Context, cfg Config) (*Results, error) {
+	if cfg.Adapter.Command == nil {
+		return nil, fmt.Errorf("conformance: no adapter command")
+	}
+	if cfg.FakeExe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("conformance: finding the fake executable: %w", err)
+		}
+		cfg.FakeExe = exe
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 20 * time.Second
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
+	if cfg.WorkDir == "" {
+		dir, err := os.MkdirTemp("", "agentconform-run-")
+		if err != nil {
+			return nil, fmt.Errorf("conformance: %w", err)
+		}
+		cfg.WorkDir = dir
+		if !cfg.Keep {
+			defer os.RemoveAll(dir)
+		}
+	} else if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
+	res := &Results{Meta: Meta{Tool: "agentconform", Version: Version, Adapter: cfg.Adapter.Name, Seed: cfg.Seed, Strict: cfg.Strict, Started: time.Now()}}
+	if cfg.ShardOf > 1 {
+		res.Meta.Shard = fmt.Sprintf("%d/%d", cfg.Shard+1, cfg.ShardOf)
+	}
+	hello, err := probe(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	res.Meta.Hello = hello
+	cases := cfg.Cases
+	if cases == nil {
+		agents := []string{"claude", "codex", "gemini"}
+		if hello != nil && len(hello.Agents) > 0 {
+			agents = hello.Agents
+		}
+		if cases, err = Generate(agents); err != nil {
+			return nil, err
+		}
+	}
+	var selected []*Case
+	for _, c := range cases {
+		if matchCase(c.ID, cfg.Match) && inShard(c.ID, cfg.Shard, cfg.ShardOf) {
+			selected = append(selected, c)
+		}
+	}
+	sort.SliceStable(selected, func(i, j int) bool { return selected[i].ID < selected[j].ID })
+	res.Meta.CLIVersions = cliVersions(selected)
+
+	jobs := cfg.Jobs
+	if jobs <= 0 {
+		jobs = defaultJobs()
+	}
+	results := make([]*CaseResult, len(selected))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				cr, err := runOne(ctx, &cfg, selected[i], hello)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				results[i] = cr
+				if cr != nil && cfg.Progress != nil {
+					cfg.Progress(cr)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range selected {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.Cases = results
+	res.Gate = gate(res, cfg.Baseline, cfg.Strict)
+	res.Meta.Duration = time.Since(res.Meta.Started).Seconds()
+	return res, nil
+}
+
+// Version is the toolkit's version, written into results.
+var Version = "0.1.0-dev"
+
+func inShard(id string, shard, of int) bool {
+	if of <= 1 {
+		return true
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32()%uint32(of)) == shard
+}
+
+// probe starts the adapter once, reads its hello and closes it, so cases
+// are generated for the agents it drives.
+func probe(ctx context.Context, cfg *Config) (*Hello, error) {
+	c := &Case{ID: "probe", Agent: "claude", Fixture: "claude/plain-text", Prompts: nil, Timeout: 10 * time.Second}
+	pctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	o, err := execProbe(pctx, cfg, c)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.Keep {
+		os.RemoveAll(o.Dir)
+	}
+	if o.StartErr != nil {
+		return nil, fmt.Errorf("conformance: starting the adapter: %w", o.StartErr)
+	}
+	return o.Hello, nil
+}
+
+// runOne runs and judges one case.
+func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResult, error) {
+	cr := &CaseResult{ID: c.ID, Agent: c.Agent, Fixture: c.Fixture, Faults: c.Faults, Description: c.Description,
+		Reproduce: reproduce(cfg, c)}
+	if hello != nil && !hello.drives(c.Agent) {
+		for _, chk := range Catalog() {
+			cr.Checks = append(cr.Checks, checkResult(chk, Skip, Outcome{Actual: "the adapter does not drive " + c.Agent}))
+		}
+		cr.Verdict = Skip
+		return cr, nil
+	}
+	o, err := execCase(ctx, cfg, c)
+	if err != nil {
+		return nil, err
+	}
+	cr.Duration = o.Duration.Seconds()
+	h := o.Hello
+	if h == nil {
+		h = hello
+	}
+	for _, chk := range Catalog() {
+		if ok, why := chk.Applies(c, h); !ok {
+			cr.Checks = append(cr.Checks, checkResult(chk, Skip, Outcome{Actual: why}))
+			continue
+		}
+		switch {
+		case o.StartErr != nil:
+			cr.Checks = append(cr.Checks, checkResult(chk, Crash, Outcome{Expected: "the adapter starts", Actual: o.StartErr.Error()}))
+		case o.TimedOut:
+			cr.Checks = append(cr.Checks, checkResult(chk, Timeout, Outcome{Expected: "the case finishes within its deadline", Actual: fmt.Sprintf("still running after %s; killed (records: %s)", o.Duration.Round(time.Millisecond), recordKinds(o))}))
+		case o.Crashed():
+			cr.Checks = append(cr.Checks, checkResult(chk, Crash, Outcome{Expected: "the adapter ends with its end record", Actual: crashDetail(o)}))
+		default:
+			out := chk.Judge(o)
+			cr.Checks = append(cr.Checks, checkResult(chk, verdict(chk, out), out))
+		}
+	}
+	cr.Verdict = worst(cr.Checks)
+	cr.Wire = wireExcerpt(o)
+	if cfg.Keep {
+		cr.Dir = o.Dir
+		writeObservation(o)
+	} else {
+		os.RemoveAll(o.Dir)
+	}
+	return cr, nil
+}
+
+func crashDetail(o *Observation) string {
+	s := "exit " + strconv.Itoa(o.ExitCode)
+	if o.ExitSignal != "" {
+		s = "killed by " + o.ExitSignal
+	}
+	s += " without an end record"
+	if len(o.Stderr) > 0 {
+		s += "; stderr: " + clip(lastLines(string(o.Stderr), 5), 600)
+	}
+	return s
+}
+
+func checkResult(c *Check, v Verdict, out Outcome) CheckResult {
+	return CheckResult{Check: c.ID, Family: c.Family, Level: c.Level.String(), Requirement: c.Requirement, Source: c.Source,
+		Verdict: v, Expected: out.Expected, Actual: out.Actual, Diff: out.Diff}
+}
+
+var rank = map[Verdict]int{Skip: 0, Pass: 1, Informational: 2, NonStrict: 3, Fail: 4, Crash: 5, Timeout: 6}
+
+func worst(rs []CheckResult) Verdict {
+	v := Skip
+	for _, r := range rs {
+		if rank[r.Verdict] > rank[v] {
+			v = r.Verdict
+		}
+	}
+	return v
+}
+
+func reproduce(cfg *Config, c *Case) string {
+	adapter := cfg.Adapter.Reproduce
+	cmd := "agentconform run"
+	if adapter != "" {
+		cmd += " --adapter " + shellQuote(adapter)
+	}
+	if c.Transcript != "" {
+		cmd += " --transcript " + shellQuote(c.Transcript)
+	}
+	cmd += " --case " + shellQuote(c.ID) + " --seed " + strconv.FormatInt(cfg.Seed, 10) + " --keep"
+	if cfg.Adapter.SignalInterrupt {
+		cmd += " --interrupt signal"
+	}
+	return cmd
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func cliVersions(cases []*Case) map[string][]string {
+	out := map[string][]string{}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if c.Fixture == "" || seen[c.Fixture] {
+			continue
+		}
+		seen[c.Fixture] = true
+		if v := fixtureVersion(c.Fixture); v != "" && !contains(out[c.Agent], v) {
+			out[c.Agent] = append(out[c.Agent], v)
+		}
+	}
+	for k := range out {
+		sort.Strings(out[k])
+	}
+	return out
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// wireExcerpt renders the exchange of a case for the report: commands,
+// records, CLI invocations, the fakes' notable records and the stderr tail.
+func wireExcerpt(o *Observation) string {
+	var b strings.Builder
+	type ev struct {
+		at   time.Duration
+		text string
+	}
+	var evs []ev
+	for _, s := range o.Sent {
+		evs = append(evs, ev{s.At, "runner → adapter: " + clip(firstNonEmpty(s.Line, s.Op), 300)})
+	}
+	for _, r := range o.Records {
+		t := "adapter: " + r.Kind
+		if r.Kind != "hello" {
+			t += fmt.Sprintf(" ok=%v", r.OK)
+			if r.Error != "" {
+				t += " error=" + strconv.Quote(clip(r.Error, 200))
+			}
+		}
+		evs = append(evs, ev{r.At, t + fmt.Sprintf(" (after %d events)", r.EventsBefore)})
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at < evs[j].at })
+	for _, e := range evs {
+		fmt.Fprintf(&b, "%8.3fs %s\n", e.at.Seconds(), e.text)
+	}
+	for _, r := range o.Fake {
+		switch r.Kind {
+		case "start":
+			fmt.Fprintf(&b, "cli pid %d: %s\n", r.PID, clip(strings.Join(r.Argv, " "), 400))
+		case "flags_error", "protocol_error":
+			fmt.Fprintf(&b, "cli pid %d at %d ms: %s: %s\n", r.PID, r.TMS, r.Kind, r.Message)
+		case "signal":
+			fmt.Fprintf(&b, "cli pid %d at %d ms: %s → %s\n", r.PID, r.TMS, r.Signal, r.Action)
+		case "stdin":
+			fmt.Fprintf(&b, "cli pid %d at %d ms: stdin %s\n", r.PID, r.TMS, clip(r.Text, 200))
+		case "stdin_closed":
+			fmt.Fprintf(&b, "cli pid %d at %d ms: stdin closed\n", r.PID, r.TMS)
+		case "fault":
+			fmt.Fprintf(&b, "cli pid %d: fault %s: %s\n", r.PID, r.Fault, clip(r.Detail, 200))
+		case "exit":
+			how := "exit"
+			if r.Code != nil {
+				how += " " + strconv.Itoa(*r.Code)
+			}
+			if r.Signal != "" {
+				how = "killed by " + r.Signal
+			}
+			fmt.Fprintf(&b, "cli pid %d at %d ms: %s\n", r.PID, r.TMS, how)
+		}
+	}
+	if len(o.Leftover) > 0 {
+		fmt.Fprintf(&b, "left running after the adapter ended: %v\n", o.Leftover)
+	}
+	fmt.Fprintf(&b, "adapter: %d events, exit %d%s after %.3fs\n", len(o.Events), o.ExitCode, map[bool]string{true: " (" + o.ExitSignal + ")", false: ""}[o.ExitSignal != ""], o.Duration.Seconds())
+	if len(o.Stderr) > 0 {
+		fmt.Fprintf(&b, "adapter stderr (tail):\n%s\n", clip(lastLines(string(o.Stderr), 10), 2000))
+	}
+	return b.String()
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// writeObservation saves the adapter's side of a kept case next to the
+// fakes' logs.
+func writeObservation(o *Observation) {
+	f, err := os.Create(o.Dir + "/adapter.jsonl")
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for _, s := range o.Sent {
+		enc.Encode(map[string]any{"dir": "in", "t_ms": s.At.Milliseconds(), "line": s.Line, "op": s.Op})
+	}
+	for _, e := range o.Events {
+		enc.Encode(map[string]any{"dir": "out", "t_ms": e.At.Milliseconds(), "line": string(e.Raw)})
+	}
+	os.WriteFile(o.Dir+"/adapter.stderr", o.Stderr, 0o644)
+}

@@ -1,0 +1,102 @@
+package conformance
+
+import (
+	"bytes"
+
+	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/jsonl"
+)
+
+// WireLine is one line a fake CLI wrote to its stdout, with the time the
+// fake logged writing it (milliseconds since that process started).
+type WireLine struct {
+	PID int
+	TMS int64
+	Raw []byte
+	Obj map[string]any
+}
+
+// wireLines splits what each fake process wrote into lines, timed by the
+// process's "out" observation records (one per line, in order).
+func (o *Observation) wireLines() [][]WireLine {
+	var out [][]WireLine
+	for _, w := range o.Wire {
+		var times []int64
+		for _, r := range o.Fake {
+			if r.PID == w.PID && r.Kind == "out" {
+				times = append(times, r.TMS)
+			}
+		}
+		var lines []WireLine
+		rest := w.Bytes
+		for i := 0; len(rest) > 0; i++ {
+			var line []byte
+			if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+				line, rest = rest[:j], rest[j+1:]
+			} else {
+				line, rest = rest, nil
+			}
+			line = bytes.TrimSuffix(line, []byte("\r"))
+			wl := WireLine{PID: w.PID, Raw: line}
+			if i < len(times) {
+				wl.TMS = times[i]
+			}
+			wl.Obj, _ = jsonl.Parse(line, jsonl.ParseOptions{})
+			lines = append(lines, wl)
+		}
+		out = append(out, lines)
+	}
+	return out
+}
+
+// stdinLines returns the stdin records of the fake processes, decoded.
+type stdinLine struct {
+	rec fakecli.Observation
+	obj map[string]any
+}
+
+func (o *Observation) stdinLines() []stdinLine {
+	var out []stdinLine
+	for _, r := range o.Fake {
+		if r.Kind != "stdin" {
+			continue
+		}
+		obj, _ := jsonl.Parse([]byte(r.Text), jsonl.ParseOptions{})
+		out = append(out, stdinLine{rec: r, obj: obj})
+	}
+	return out
+}
+
+// str digs a string out of nested maps.
+func str(m map[string]any, keys ...string) string {
+	var cur any = m
+	for _, k := range keys {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = mm[k]
+	}
+	s, _ := cur.(string)
+	return s
+}
+
+// sessionID returns the session (or thread) id a CLI's stdout announced.
+func sessionID(lines []WireLine) string {
+	for _, l := range lines {
+		if l.Obj == nil {
+			continue
+		}
+		switch l.Obj["type"] {
+		case "thread.started":
+			return str(l.Obj, "thread_id")
+		case "init":
+			return str(l.Obj, "session_id")
+		case "system":
+			if l.Obj["subtype"] == "init" {
+				return str(l.Obj, "session_id")
+			}
+		}
+	}
+	return ""
+}
