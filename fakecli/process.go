@@ -78,6 +78,7 @@ func newProc(cli string, args []string, stdin io.Reader, stdout, stderr io.Write
 	}
 	if spec := env(EnvFaults); spec != "" {
 		if p.plan, err = parseFaults(spec, p.seed); err != nil {
+			p.obs.close()
 			return nil, fmt.Errorf("%s: %w", EnvFaults, err)
 		}
 	}
@@ -220,8 +221,8 @@ type outWriter struct {
 }
 
 func newOutWriter(stdout io.Writer, plan *faultPlan, end func(int)) *outWriter {
-	if plan != nil {
-		return &outWriter{w: plan.stdout(stdout, end)}
+	if w, faulty := plan.stdout(stdout, end); faulty {
+		return &outWriter{w: w}
 	}
 	b := bufio.NewWriterSize(stdout, 64<<10)
 	return &outWriter{buf: b, w: b}
