@@ -20,6 +20,12 @@ import (
 )
 
 func main() {
+	if os.Getenv("AGENTCONFORM_RECORD_DIR") != "" {
+		// Started as claude, codex or gemini to record the real one.
+		if code, handled := recordShim(); handled {
+			os.Exit(code)
+		}
+	}
 	maybeRunFake()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -44,6 +50,7 @@ func commands() []command {
 	return []command{
 		{"validate", "check captured JSONL streams line by line against schemas and sequence rules", runValidate},
 		{"fake", "install fake claude, codex and gemini executables that replay transcripts", runFake},
+		{"record", "run a real CLI, pass its stdio through, and record a redacted transcript", runRecord},
 	}
 }
 
