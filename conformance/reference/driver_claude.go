@@ -1,0 +1,302 @@
+package reference
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// claudeDriver runs Claude Code as the SDKs do: one long-lived process,
+// stream-json on stdin and stdout, the control protocol for initialize,
+// permission prompts and interrupts (protocols.md §1.3-§1.5).
+type claudeDriver struct {
+	cfg  Config
+	ctx  context.Context
+	p    *proc
+	tag  string // random part of our request ids
+	reqN int
+
+	mu      sync.Mutex
+	perms   map[string]permState // can_use_tool requests by request_id
+	deadErr error                // set once the process is gone
+}
+
+// permState is where a permission request stands.
+type permState int
+
+const (
+	permPending permState = iota
+	permAnswered
+	permCancelled
+)
+
+// startClaude starts the CLI and sends initialize.
+func startClaude(ctx context.Context, cfg Config) (*claudeDriver, error) {
+	path, err := cfg.executable()
+	if err != nil {
+		return nil, err
+	}
+	p, err := startProc(procSpec{name: "claude", path: path, args: claudeArgs(cfg), dir: cfg.Cwd, env: cfg.environ(), stdin: true, stderr: cfg.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	var tag [4]byte
+	_, _ = rand.Read(tag[:])
+	d := &claudeDriver{cfg: cfg, ctx: ctx, p: p, tag: hex.EncodeToString(tag[:]), perms: map[string]permState{}}
+	context.AfterFunc(ctx, func() { p.stop(cfg.stopGrace()) })
+	// The first line need not be initialize (protocols.md §1.3), but the
+	// SDKs send it, and hooks or MCP servers would need it. A failure
+	// here shows up as the first turn's failure.
+	_ = d.request("initialize", nil)
+	return d, nil
+}
+
+// request sends a control_request of ours.
+func (d *claudeDriver) request(subtype string, fields map[string]any) error {
+	d.mu.Lock()
+	d.reqN++
+	id := "req_" + strconv.Itoa(d.reqN) + "_" + d.tag
+	d.mu.Unlock()
+	req := map[string]any{"subtype": subtype}
+	for k, v := range fields {
+		req[k] = v
+	}
+	return d.write(map[string]any{"type": "control_request", "request_id": id, "request": req})
+}
+
+func (d *claudeDriver) write(v any) error {
+	b, err := marshalNoEscape(v)
+	if err != nil {
+		return fmt.Errorf("claude: encoding a stdin line: %w", err)
+	}
+	return d.p.writeLine(b)
+}
+
+// userMessage is a user turn as the SDKs write it.
+func userMessage(prompt string) map[string]any {
+	return map[string]any{
+		"type":               "user",
+		"session_id":         "",
+		"message":            map[string]any{"role": "user", "content": prompt},
+		"parent_tool_use_id": nil,
+	}
+}
+
+func (d *claudeDriver) dead() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.deadErr
+}
+
+// died records that the process is gone, with why.
+func (d *claudeDriver) died(err error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.deadErr == nil {
+		d.deadErr = err
+	}
+	return d.deadErr
+}
+
+func (d *claudeDriver) turn(ctx context.Context, prompt string, interrupts <-chan struct{}, feed feedFunc) TurnEnd {
+	if err := d.dead(); err != nil {
+		return TurnEnd{Err: err}
+	}
+	if err := d.write(userMessage(prompt)); err != nil {
+		return TurnEnd{Err: d.gone(feed, err)}
+	}
+	interrupted := false
+	var grace <-chan time.Time
+	done := ctx.Done()
+	for {
+		select {
+		case l, ok := <-d.p.lines:
+			if !ok {
+				return TurnEnd{Interrupted: interrupted, Err: d.gone(feed, errors.New("claude exited before the turn's result"))}
+			}
+			d.control(l.data)
+			term, err := feed(l)
+			if err != nil {
+				return TurnEnd{Interrupted: interrupted, Err: d.gone(feed, err)}
+			}
+			if term {
+				return TurnEnd{Interrupted: interrupted}
+			}
+		case <-interrupts:
+			if !interrupted {
+				interrupted = true
+				if err := d.request("interrupt", nil); err != nil {
+					d.cfg.logf("claude: sending interrupt: %v", err)
+				}
+				t := time.NewTimer(d.cfg.interruptGrace())
+				defer t.Stop()
+				grace = t.C
+			}
+		case <-grace:
+			d.p.stop(d.cfg.stopGrace())
+			err := fmt.Errorf("claude did not end the turn within %s of the interrupt; stopped it", d.cfg.interruptGrace())
+			return TurnEnd{Interrupted: true, Err: d.gone(feed, err)}
+		case <-done:
+			timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
+			d.p.stop(d.cfg.stopGrace())
+			err := fmt.Errorf("claude: turn stopped: %w", ctx.Err())
+			return TurnEnd{Interrupted: !timedOut, TimedOut: timedOut, Err: d.gone(feed, err)}
+		}
+	}
+}
+
+// gone handles the end of the process during a turn: it reads what is
+// left of stdout, waits for the exit (stopping the CLI if it lingers), and
+// records the process as dead. The error is the exit status if it says
+// more than why.
+func (d *claudeDriver) gone(feed feedFunc, why error) error {
+	d.p.closeStdin()
+	for l := range d.drainLines() {
+		_, _ = feed(l)
+	}
+	if !d.p.waitExit(d.cfg.stopGrace()) {
+		d.p.stop(d.cfg.stopGrace())
+	}
+	err := why
+	if xerr := d.p.exitErr(); xerr != nil {
+		err = fmt.Errorf("%w (%v)", why, xerr)
+	}
+	return d.died(err)
+}
+
+// drainLines yields the lines still to come until stdout closes, or for at
+// most the stop grace period.
+func (d *claudeDriver) drainLines() <-chan outLine {
+	out := make(chan outLine)
+	go func() {
+		defer close(out)
+		t := time.NewTimer(d.cfg.stopGrace())
+		defer t.Stop()
+		for {
+			select {
+			case l, ok := <-d.p.lines:
+				if !ok {
+					return
+				}
+				out <- l
+			case <-t.C:
+				d.p.abandon()
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// controlLine is a control message from the CLI.
+type controlLine struct {
+	Type      string `json:"type"`
+	RequestID string `json:"request_id"`
+	Request   struct {
+		Subtype   string          `json:"subtype"`
+		ToolName  string          `json:"tool_name"`
+		Input     json.RawMessage `json:"input"`
+		ToolUseID string          `json:"tool_use_id"`
+	} `json:"request"`
+}
+
+// control answers the CLI's control requests: can_use_tool with the
+// permission policy (exactly once, never after its cancel), anything else
+// with the error the SDKs give for subtypes they do not handle.
+func (d *claudeDriver) control(line []byte) {
+	if !bytes.Contains(line, []byte(`control_`)) {
+		return
+	}
+	var c controlLine
+	if json.Unmarshal(line, &c) != nil || c.RequestID == "" {
+		return
+	}
+	switch c.Type {
+	case "control_cancel_request":
+		d.mu.Lock()
+		if st, ok := d.perms[c.RequestID]; !ok || st == permPending {
+			d.perms[c.RequestID] = permCancelled
+		}
+		d.mu.Unlock()
+	case "control_request":
+		if c.Request.Subtype != "can_use_tool" {
+			d.respondError(c.RequestID, "Unsupported control request subtype: "+c.Request.Subtype)
+			return
+		}
+		req := PermissionRequest{RequestID: c.RequestID, ToolName: c.Request.ToolName, Input: c.Request.Input, ToolUseID: c.Request.ToolUseID}
+		d.mu.Lock()
+		if _, seen := d.perms[c.RequestID]; seen {
+			d.mu.Unlock()
+			return // a repeated request is answered once
+		}
+		d.perms[c.RequestID] = permPending
+		d.mu.Unlock()
+		if d.cfg.CanUseTool == nil {
+			d.answer(req, d.cfg.Permission.decide())
+			return
+		}
+		go d.answer(req, d.cfg.CanUseTool(d.ctx, req))
+	}
+}
+
+// answer sends the decision unless the request was cancelled or answered.
+func (d *claudeDriver) answer(req PermissionRequest, dec PermissionDecision) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.perms[req.RequestID] != permPending {
+		return
+	}
+	d.perms[req.RequestID] = permAnswered
+	err := d.write(map[string]any{
+		"type": "control_response",
+		"response": map[string]any{
+			"subtype":    "success",
+			"request_id": req.RequestID,
+			"response":   permissionResponse(req, dec),
+		},
+	})
+	if err != nil {
+		d.cfg.logf("claude: answering %s: %v", req.RequestID, err)
+	}
+}
+
+func (d *claudeDriver) respondError(id, msg string) {
+	err := d.write(map[string]any{
+		"type":     "control_response",
+		"response": map[string]any{"subtype": "error", "request_id": id, "error": msg},
+	})
+	if err != nil {
+		d.cfg.logf("claude: answering %s: %v", id, err)
+	}
+}
+
+// close ends the session the way the Python SDK does: close stdin, wait,
+// then SIGTERM, wait, SIGKILL. What the CLI writes meanwhile (informational
+// messages after the last result) is read and dropped.
+func (d *claudeDriver) close(ctx context.Context, lastOK bool) error {
+	if err := d.dead(); err != nil {
+		return err
+	}
+	d.p.closeStdin()
+	d.p.abandon()
+	grace := d.cfg.stopGrace()
+	exited := d.p.waitExit(grace)
+	if !exited {
+		d.p.stop(grace)
+	}
+	err := d.p.exitErr()
+	switch {
+	case !exited:
+		return fmt.Errorf("claude did not exit within %s of its stdin closing; stopped it", grace)
+	case err != nil && !lastOK && IsExitError(err):
+		return nil // the status reports the failed (or interrupted) last turn
+	}
+	return err
+}

@@ -1,0 +1,243 @@
+package reference
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// ShimEvent is one line of the seed 001 shim stream (the Claude-compatible
+// stream-json a translation shim emits; schemas/shim/shim-event.schema.json).
+// Each type marshals with its "type" (and "subtype") first.
+type ShimEvent interface {
+	// ShimType is the line's "type" value.
+	ShimType() string
+	json.Marshaler
+}
+
+// ShimInit is system/init: session metadata, first and once per session.
+type ShimInit struct {
+	SessionID      string   `json:"session_id"`
+	Model          string   `json:"model"`
+	Cwd            string   `json:"cwd"`
+	PermissionMode string   `json:"permissionMode"`
+	Tools          []string `json:"tools"`
+}
+
+// ShimUser is a user message (the turn's prompt), which starts a turn.
+type ShimUser struct {
+	Message ShimUserMessage `json:"message"`
+}
+
+// ShimUserMessage is the Claude-style message of a ShimUser.
+type ShimUserMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ShimText is assistant text.
+type ShimText struct {
+	Content string `json:"content"`
+}
+
+// ShimThinking is reasoning text.
+type ShimThinking struct {
+	IsThinking bool   `json:"is_thinking"`
+	Thought    string `json:"thought"`
+}
+
+// ShimToolUse is a tool call.
+type ShimToolUse struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// ShimToolResult is a tool call's result. Content is a JSON string or an
+// object with content or output (seed 001 §6).
+type ShimToolResult struct {
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// ShimTokens are Claude-style token counts: InputTokens excludes the
+// cached prompt tokens, which are CacheReadInputTokens (read from the
+// cache) and CacheCreationInputTokens (written to it).
+type ShimTokens struct {
+	InputTokens              int64  `json:"input_tokens"`
+	OutputTokens             int64  `json:"output_tokens"`
+	CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens,omitempty"`
+	CacheReadInputTokens     *int64 `json:"cache_read_input_tokens,omitempty"`
+}
+
+// ShimUsage is a usage line: the turn's tokens.
+type ShimUsage struct {
+	ShimTokens
+}
+
+// ShimResult is the terminal record of a turn.
+type ShimResult struct {
+	IsError      bool        `json:"is_error"`
+	Subtype      string      `json:"subtype,omitempty"`
+	Usage        *ShimTokens `json:"usage,omitempty"`
+	TotalCostUSD *float64    `json:"total_cost_usd,omitempty"`
+	DurationMs   *int64      `json:"duration_ms,omitempty"`
+	Errors       []string    `json:"errors,omitempty"`
+}
+
+// ShimMessageStop follows each result.
+type ShimMessageStop struct{}
+
+// ShimError is a fatal or recoverable error.
+type ShimError struct {
+	Message string `json:"message"`
+}
+
+// ShimInterrupt says the turn was interrupted; a result follows.
+type ShimInterrupt struct{}
+
+// ShimType implementations.
+
+// ShimType returns "system".
+func (*ShimInit) ShimType() string { return "system" }
+
+// ShimType returns "user".
+func (*ShimUser) ShimType() string { return "user" }
+
+// ShimType returns "text".
+func (*ShimText) ShimType() string { return "text" }
+
+// ShimType returns "thinking".
+func (*ShimThinking) ShimType() string { return "thinking" }
+
+// ShimType returns "tool_use".
+func (*ShimToolUse) ShimType() string { return "tool_use" }
+
+// ShimType returns "tool_result".
+func (*ShimToolResult) ShimType() string { return "tool_result" }
+
+// ShimType returns "usage".
+func (*ShimUsage) ShimType() string { return "usage" }
+
+// ShimType returns "result".
+func (*ShimResult) ShimType() string { return "result" }
+
+// ShimType returns "message_stop".
+func (*ShimMessageStop) ShimType() string { return "message_stop" }
+
+// ShimType returns "error".
+func (*ShimError) ShimType() string { return "error" }
+
+// ShimType returns "interrupt".
+func (*ShimInterrupt) ShimType() string { return "interrupt" }
+
+// MarshalJSON implementations.
+
+// MarshalJSON writes system/init.
+func (e *ShimInit) MarshalJSON() ([]byte, error) {
+	type plain ShimInit
+	c := *e
+	if c.Tools == nil {
+		c.Tools = []string{}
+	}
+	return marshalShim("system", "init", (*plain)(&c))
+}
+
+// MarshalJSON writes the line with its type.
+func (e *ShimUser) MarshalJSON() ([]byte, error) {
+	type plain ShimUser
+	return marshalShim("user", "", (*plain)(e))
+}
+
+// MarshalJSON writes the line with its type.
+func (e *ShimText) MarshalJSON() ([]byte, error) {
+	type plain ShimText
+	return marshalShim("text", "", (*plain)(e))
+}
+
+// MarshalJSON writes the line with its type.
+func (e *ShimThinking) MarshalJSON() ([]byte, error) {
+	type plain ShimThinking
+	return marshalShim("thinking", "", (*plain)(e))
+}
+
+// MarshalJSON writes the line with its type; a missing input is {}.
+func (e *ShimToolUse) MarshalJSON() ([]byte, error) {
+	type plain ShimToolUse
+	c := *e
+	if isNull(c.Input) {
+		c.Input = json.RawMessage("{}")
+	}
+	return marshalShim("tool_use", "", (*plain)(&c))
+}
+
+// MarshalJSON writes the line with its type; a missing content is "".
+func (e *ShimToolResult) MarshalJSON() ([]byte, error) {
+	type plain ShimToolResult
+	c := *e
+	if isNull(c.Content) {
+		c.Content = json.RawMessage(`""`)
+	}
+	return marshalShim("tool_result", "", (*plain)(&c))
+}
+
+// MarshalJSON writes the line with its type.
+func (e *ShimUsage) MarshalJSON() ([]byte, error) {
+	return marshalShim("usage", "", &e.ShimTokens)
+}
+
+// MarshalJSON writes the line with its type.
+func (e *ShimResult) MarshalJSON() ([]byte, error) {
+	type plain ShimResult
+	return marshalShim("result", "", (*plain)(e))
+}
+
+// MarshalJSON writes {"type":"message_stop"}.
+func (e *ShimMessageStop) MarshalJSON() ([]byte, error) {
+	return marshalShim("message_stop", "", struct{}{})
+}
+
+// MarshalJSON writes the line with its type.
+func (e *ShimError) MarshalJSON() ([]byte, error) {
+	type plain ShimError
+	return marshalShim("error", "", (*plain)(e))
+}
+
+// MarshalJSON writes {"type":"interrupt"}.
+func (e *ShimInterrupt) MarshalJSON() ([]byte, error) {
+	return marshalShim("interrupt", "", struct{}{})
+}
+
+// marshalShim marshals v (a method-less copy of a shim type) and puts
+// "type" (and "subtype") in front of its fields.
+func marshalShim(typ, subtype string, v any) ([]byte, error) {
+	b, err := marshalNoEscape(v)
+	if err != nil {
+		return nil, fmt.Errorf("marshalling shim %s: %w", typ, err)
+	}
+	head := `{"type":` + strconv.Quote(typ)
+	if subtype != "" {
+		head += `,"subtype":` + strconv.Quote(subtype)
+	}
+	if len(b) <= 2 {
+		return []byte(head + "}"), nil
+	}
+	out := make([]byte, 0, len(head)+len(b))
+	out = append(out, head...)
+	out = append(out, ',')
+	return append(out, b[1:]...), nil
+}
+
+// marshalNoEscape is json.Marshal without the HTML escaping of <, > and &,
+// which the CLIs do not do either.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

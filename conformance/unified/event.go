@@ -1,0 +1,313 @@
+// Package unified holds Go types for the unified event model of the protocol
+// spec (seed 000 §7.2, JSON Schema §8.1, and its corrected copy
+// schemas/unified/unified-event.schema.json): the eight events an adapter
+// hands its caller whichever CLI it drives (Claude Code, Codex CLI, Gemini
+// CLI).
+//
+// There is one struct per event type, each implementing Event. The JSON
+// field names are exactly those of §8.1; every event marshals with its
+// "type" discriminator, and fields the schema requires are always written,
+// even when they hold the zero value (an empty textChunk content, a
+// toolCompleted with success false). Decode reads a line back into the
+// matching struct.
+package unified
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Type is the value of an event's "type" field.
+type Type string
+
+// The eight event types of §8.1.
+const (
+	TypeSessionStarted Type = "sessionStarted"
+	TypeTextChunk      Type = "textChunk"
+	TypeToolStarted    Type = "toolStarted"
+	TypeToolProgress   Type = "toolProgress"
+	TypeToolCompleted  Type = "toolCompleted"
+	TypeFileChanged    Type = "fileChanged"
+	TypeTurnCompleted  Type = "turnCompleted"
+	TypeSessionEnded   Type = "sessionEnded"
+)
+
+// Event is one unified event. Every event type in this package implements
+// it; Header gives access to the fields all events share.
+type Event interface {
+	// EventType is the event's "type" value.
+	EventType() Type
+	// Header returns the shared fields (id, sessionId, timestamp), so code
+	// that stamps or inspects them need not switch on the type.
+	Header() *Base
+	json.Marshaler
+}
+
+// Base holds the fields every event carries (§8.1 BaseEvent). It is
+// embedded in each event struct.
+type Base struct {
+	// ID identifies the event; unique within a session.
+	ID string `json:"id"`
+	// SessionID is the CLI's session (Claude, Gemini) or thread (Codex) id;
+	// the same on every event of a session.
+	SessionID string `json:"sessionId"`
+	// Timestamp is when the adapter produced the event, RFC 3339 (the
+	// schema's date-time format).
+	Timestamp string `json:"timestamp"`
+}
+
+// Header returns b itself, so that every event embedding Base implements
+// Event.Header.
+func (b *Base) Header() *Base { return b }
+
+// Role is the speaker of a textChunk: assistant, user, or none (JSON null).
+// A nil *Role marshals as null.
+type Role string
+
+// The roles §8.1 allows besides null.
+const (
+	RoleAssistant Role = "assistant"
+	RoleUser      Role = "user"
+)
+
+// RolePtr returns a pointer to r, for TextChunk.Role.
+func RolePtr(r Role) *Role { return &r }
+
+// ChangeType is how a fileChanged event changed its file.
+type ChangeType string
+
+// The change types of §7.2 FileChangeType.
+const (
+	ChangeCreated  ChangeType = "created"
+	ChangeModified ChangeType = "modified"
+	ChangeDeleted  ChangeType = "deleted"
+)
+
+// Reason is why a session ended.
+type Reason string
+
+// The reasons of §7.2 SessionEndReason.
+const (
+	ReasonCompleted Reason = "completed"
+	ReasonFailed    Reason = "failed"
+	ReasonCancelled Reason = "cancelled"
+	ReasonTimeout   Reason = "timeout"
+)
+
+// SessionConfig is the §8.1 SessionConfig: how the session was set up, as
+// far as the adapter knows. Every field is optional.
+type SessionConfig struct {
+	AgentType        string   `json:"agentType,omitempty"`
+	WorkingDirectory string   `json:"workingDirectory,omitempty"`
+	Model            string   `json:"model,omitempty"`
+	ApprovalMode     string   `json:"approvalMode,omitempty"` // ask, askDangerous, autoEdit, autoAll
+	SandboxMode      string   `json:"sandboxMode,omitempty"`  // none, readOnly, workspaceWrite, fullAccess
+	AllowedTools     []string `json:"allowedTools,omitempty"`
+	BlockedTools     []string `json:"blockedTools,omitempty"`
+	MaxTurns         *int     `json:"maxTurns,omitempty"`
+}
+
+// TokenUsage is the §8.1 TokenUsage. InputTokens counts every prompt token,
+// cached ones included; CachedTokens is the part served from a cache;
+// ReasoningTokens the part of OutputTokens spent on reasoning, when the CLI
+// reports it.
+type TokenUsage struct {
+	InputTokens     int64  `json:"inputTokens"`
+	OutputTokens    int64  `json:"outputTokens"`
+	CachedTokens    *int64 `json:"cachedTokens,omitempty"`
+	ReasoningTokens *int64 `json:"reasoningTokens,omitempty"`
+	TotalTokens     int64  `json:"totalTokens"`
+}
+
+// SessionStarted opens a session: the first event of every stream.
+type SessionStarted struct {
+	Base
+	// AgentType is "claude", "codex" or "gemini".
+	AgentType string `json:"agentType"`
+	// Config is the session's configuration, when known.
+	Config *SessionConfig `json:"config,omitempty"`
+}
+
+// TextChunk is text the CLI showed: the assistant's answer (Role
+// assistant), the user's words echoed back (Role user), or text that is
+// neither, such as reasoning summaries and notices (Role nil, JSON null).
+type TextChunk struct {
+	Base
+	// Content is the text.
+	Content string `json:"content"`
+	// IsPartial is true for a streamed piece of a longer text block, false
+	// for a block delivered whole.
+	IsPartial bool `json:"isPartial"`
+	// Role is the speaker; nil marshals as null.
+	Role *Role `json:"role"`
+}
+
+// ToolStarted says a tool call started.
+type ToolStarted struct {
+	Base
+	// ToolID pairs the call with its progress and completion; unique in the session.
+	ToolID string `json:"toolId"`
+	// ToolName is the tool's name.
+	ToolName string `json:"toolName"`
+	// Arguments is the call's input, a JSON object (kept as raw bytes so
+	// that numbers and key order survive).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// ToolProgress reports a running tool's output or progress.
+type ToolProgress struct {
+	Base
+	ToolID string `json:"toolId"`
+	// Output is new output since the previous progress event.
+	Output string `json:"output,omitempty"`
+	// Progress is a fraction between 0 and 1, when known.
+	Progress *float64 `json:"progress,omitempty"`
+}
+
+// ToolCompleted ends a tool call.
+type ToolCompleted struct {
+	Base
+	ToolID string `json:"toolId"`
+	// Success is false when the tool failed, was denied or never finished.
+	Success bool `json:"success"`
+	// Result is the tool's result as the CLI gave it (any JSON value).
+	Result json.RawMessage `json:"result,omitempty"`
+	// Error says what went wrong when Success is false.
+	Error string `json:"error,omitempty"`
+}
+
+// FileChanged reports a file the agent created, modified or deleted.
+type FileChanged struct {
+	Base
+	FilePath   string     `json:"filePath"`
+	ChangeType ChangeType `json:"changeType"`
+	Diff       string     `json:"diff,omitempty"`
+	Before     string     `json:"before,omitempty"`
+	After      string     `json:"after,omitempty"`
+}
+
+// TurnCompleted ends a turn that the CLI finished (successfully or not).
+type TurnCompleted struct {
+	Base
+	// Usage is the turn's token usage, when the CLI reported it.
+	Usage *TokenUsage `json:"usage,omitempty"`
+	// DurationMs is the turn's duration as the CLI reported it.
+	DurationMs *int64 `json:"durationMs,omitempty"`
+}
+
+// SessionEnded closes the session: the last event of every stream.
+type SessionEnded struct {
+	Base
+	Reason Reason `json:"reason"`
+	// Error says why the session failed, when it did.
+	Error string `json:"error,omitempty"`
+	// FinalUsage is the session's total usage: the sum of its turns' usage.
+	FinalUsage *TokenUsage `json:"finalUsage,omitempty"`
+}
+
+// EventType implementations.
+
+// EventType returns TypeSessionStarted.
+func (*SessionStarted) EventType() Type { return TypeSessionStarted }
+
+// EventType returns TypeTextChunk.
+func (*TextChunk) EventType() Type { return TypeTextChunk }
+
+// EventType returns TypeToolStarted.
+func (*ToolStarted) EventType() Type { return TypeToolStarted }
+
+// EventType returns TypeToolProgress.
+func (*ToolProgress) EventType() Type { return TypeToolProgress }
+
+// EventType returns TypeToolCompleted.
+func (*ToolCompleted) EventType() Type { return TypeToolCompleted }
+
+// EventType returns TypeFileChanged.
+func (*FileChanged) EventType() Type { return TypeFileChanged }
+
+// EventType returns TypeTurnCompleted.
+func (*TurnCompleted) EventType() Type { return TypeTurnCompleted }
+
+// EventType returns TypeSessionEnded.
+func (*SessionEnded) EventType() Type { return TypeSessionEnded }
+
+// MarshalJSON implementations: each writes the event with "type" first.
+
+// MarshalJSON writes the event with its type.
+func (e *SessionStarted) MarshalJSON() ([]byte, error) {
+	type plain SessionStarted
+	return marshalTyped(TypeSessionStarted, (*plain)(e))
+}
+
+// MarshalJSON writes the event with its type.
+func (e *TextChunk) MarshalJSON() ([]byte, error) {
+	type plain TextChunk
+	return marshalTyped(TypeTextChunk, (*plain)(e))
+}
+
+// MarshalJSON writes the event with its type.
+func (e *ToolStarted) MarshalJSON() ([]byte, error) {
+	type plain ToolStarted
+	return marshalTyped(TypeToolStarted, (*plain)(e))
+}
+
+// MarshalJSON writes the event with its type.
+func (e *ToolProgress) MarshalJSON() ([]byte, error) {
+	type plain ToolProgress
+	return marshalTyped(TypeToolProgress, (*plain)(e))
+}
+
+// MarshalJSON writes the event with its type.
+func (e *ToolCompleted) MarshalJSON() ([]byte, error) {
+	type plain ToolCompleted
+	return marshalTyped(TypeToolCompleted, (*plain)(e))
+}
+
+// MarshalJSON writes the event with its type.
+func (e *FileChanged) MarshalJSON() ([]byte, error) {
+	type plain FileChanged
+	return marshalTyped(TypeFileChanged, (*plain)(e))
+}
+
+// MarshalJSON writes the event with its type.
+func (e *TurnCompleted) MarshalJSON() ([]byte, error) {
+	type plain TurnCompleted
+	return marshalTyped(TypeTurnCompleted, (*plain)(e))
+}
+
+// MarshalJSON writes the event with its type.
+func (e *SessionEnded) MarshalJSON() ([]byte, error) {
+	type plain SessionEnded
+	return marshalTyped(TypeSessionEnded, (*plain)(e))
+}
+
+// marshalTyped marshals v (a method-less copy of an event type, so that
+// this does not recurse) and puts "type" in front of its fields.
+func marshalTyped(t Type, v any) ([]byte, error) {
+	b, err := marshalNoEscape(v)
+	if err != nil {
+		return nil, fmt.Errorf("marshalling %s event: %w", t, err)
+	}
+	head := `{"type":` + strconv.Quote(string(t))
+	if len(b) <= 2 {
+		return []byte(head + "}"), nil
+	}
+	out := make([]byte, 0, len(head)+len(b))
+	out = append(out, head...)
+	out = append(out, ',')
+	return append(out, b[1:]...), nil
+}
+
+// marshalNoEscape is json.Marshal without the HTML escaping of <, > and &,
+// which the CLIs do not do either.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
