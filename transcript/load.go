@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -261,7 +262,7 @@ func (l *loader) strings(line jsonl.Line, obj map[string]any, k string) []string
 }
 
 // stepKeys are the keys a step line may have besides its one op key.
-var stepKeys = map[string]bool{"t": true, "capture": true, "cases": true, "optional": true, "newline": true}
+var stepKeys = map[string]bool{"t": true, "capture": true, "cases": true, "optional": true, "newline": true, "base64": true}
 
 func (l *loader) step(line jsonl.Line, obj map[string]any) (Step, bool) {
 	st := Step{Line: line.Number, Offset: line.Offset}
@@ -302,6 +303,9 @@ func (l *loader) step(line jsonl.Line, obj map[string]any) (Step, bool) {
 		}
 		st.NoNewline = !b
 	}
+	if _, ok := obj["base64"]; ok && st.Op != OpOut && st.Op != OpErr {
+		return bad("/base64", `base64 belongs only to an "out" or "err" step`)
+	}
 	if st.Op != OpIn {
 		for _, k := range []string{"capture", "cases", "optional"} {
 			if _, ok := obj[k]; ok {
@@ -317,6 +321,16 @@ func (l *loader) step(line jsonl.Line, obj map[string]any) (Step, bool) {
 		}
 		switch st.Op {
 		case OpOut, OpErr:
+			if b64, ok := obj["base64"]; ok {
+				if b64 != true {
+					return bad("/base64", "base64 must be true when present")
+				}
+				raw, err := base64.StdEncoding.DecodeString(s)
+				if err != nil {
+					return bad(finding.Pointer(found[0]), "not valid base64: "+err.Error())
+				}
+				s = string(raw)
+			}
 			if strings.ContainsAny(s, "\n") {
 				return bad(finding.Pointer(found[0]), "a line must not contain a newline (write one step per line)")
 			}

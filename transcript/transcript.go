@@ -10,10 +10,13 @@
 package transcript
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Format is the value of the header's "transcript" field.
@@ -101,6 +104,8 @@ type Step struct {
 	Text string `json:"-"`
 	// NoNewline writes an OpOut or OpErr line without its terminating
 	// newline ("newline": false in the file), as a CLI that dies mid-line does.
+	// (A line that is not valid UTF-8 is stored base64-encoded with
+	// "base64": true, so that every byte survives.)
 	NoNewline bool `json:"-"`
 	// Match is the expected JSON object for OpIn: every key it has must be
 	// present with an equal value (recursively; strings may hold {{name}}
@@ -180,7 +185,13 @@ func (s Step) MarshalJSON() ([]byte, error) {
 	}
 	switch s.Op {
 	case OpOut, OpErr:
-		m[string(s.Op)] = s.Text
+		if utf8.ValidString(s.Text) {
+			m[string(s.Op)] = s.Text
+		} else {
+			// JSON strings hold only Unicode: keep the exact bytes.
+			m[string(s.Op)] = base64.StdEncoding.EncodeToString([]byte(s.Text))
+			m["base64"] = true
+		}
 		if s.NoNewline {
 			m["newline"] = false
 		}
@@ -216,7 +227,13 @@ func (s Step) MarshalJSON() ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("transcript: step with unknown op %q", s.Op)
 	}
-	return json.Marshal(m)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // signalActions are the OnSignal action forms, for validation messages.

@@ -24,6 +24,7 @@ const good = `{"transcript":"agentconform/v1","cli":"claude","cli_version":"2.1.
 {"goto":"end"}
 {"label":"denied"}
 {"out":"denied","newline":false}
+{"err":"/ul//Q==","base64":true}
 {"goto":"end"}
 {"label":"interrupted"}
 {"err":"interrupted"}
@@ -38,7 +39,7 @@ func TestLoadWriteRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.Header.CLI != "claude" || tr.Header.SessionID != "s1" || len(tr.Steps) != 17 {
+	if tr.Header.CLI != "claude" || tr.Header.SessionID != "s1" || len(tr.Steps) != 18 {
 		t.Fatalf("header %+v, %d steps", tr.Header, len(tr.Steps))
 	}
 	if s := tr.Steps[1]; s.Op != OpOut || s.T == nil || *s.T != 5 || !strings.Contains(s.Text, "{{init}}") {
@@ -47,7 +48,16 @@ func TestLoadWriteRoundTrip(t *testing.T) {
 	if s := tr.Steps[5]; s.Op != OpIn || len(s.Cases) != 1 || s.Cases[0].Goto != "denied" {
 		t.Errorf("step 6 = %+v", s)
 	}
-	if got := Labels(tr.Steps); got["end"] != 13 {
+	if got := Labels(tr.Steps); got["end"] != 14 {
+		t.Errorf("Labels = %v", got)
+	}
+	if s := tr.Steps[10]; s.Op != OpErr || s.Text != "\xfe\xe9\x7f\xfd" {
+		t.Errorf("base64 line decoded to %q", s.Text)
+	}
+	if b := mustJSON(t, Step{Op: OpOut, Text: "<a & b>"}); b != `{"out":"<a & b>"}` {
+		t.Errorf("out line escaped: %s", b)
+	}
+	if got := Labels(tr.Steps); got["end"] != 14 {
 		t.Errorf("Labels = %v", got)
 	}
 	var buf bytes.Buffer
@@ -215,4 +225,12 @@ func TestFillAndMatch(t *testing.T) {
 	if v, ok := Lookup(value, "/response/request_id"); !ok || v != `a"b` {
 		t.Errorf("Lookup = %v %v", v, ok)
 	}
+}
+
+func mustJSON(t *testing.T, s Step) string {
+	b, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
