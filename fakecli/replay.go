@@ -285,8 +285,8 @@ func (e *engine) wait(d time.Duration, kind waitKind) (flow, *stdinMsg) {
 		if !e.in.eof && (kind != waitTime || e.c != nil) {
 			inCh = e.in.ch
 		}
-		if kind == waitEOF && e.in.eof {
-			return flowNone, nil
+		if kind != waitTime && e.in.eof {
+			return flowNone, nil // stdin is at EOF: no line will come
 		}
 		select {
 		case <-e.p.endCh:
@@ -553,6 +553,7 @@ func (e *engine) finish(code int) flow {
 		e.format.end(e, code)
 	}
 	e.drainStdin()
+	e.in.close()
 	e.code = code
 	return flowEnd
 }
@@ -570,6 +571,7 @@ func (e *engine) die(name string) flow {
 // kills itself (proc.finish).
 func (e *engine) dieBy(sig syscall.Signal) flow {
 	e.drainStdin()
+	e.in.close()
 	e.p.dieSig = sig
 	e.code = 128 + int(sig)
 	return flowEnd

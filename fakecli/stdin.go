@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/agentconform/agentconform/jsonl"
@@ -46,9 +47,13 @@ func decodeLine(l inLine) *stdinMsg {
 // lineSource delivers stdin lines to the replay; the channel is closed at
 // EOF (or a read error, kept in err).
 type lineSource struct {
-	ch  chan inLine
-	eof bool // set by the replay once it saw the channel closed
-	err error
+	ch chan inLine
+	// stop tells the reader goroutine nobody reads any more (Run may be
+	// called in a process that goes on).
+	stop     chan struct{}
+	stopOnce sync.Once
+	eof      bool // set by the replay once it saw the channel closed
+	err      error
 	// closedAt is when stdin reached EOF, for the observation log.
 	closedAt time.Duration
 }
@@ -60,7 +65,7 @@ const maxStdinLine = 256 << 20
 // readLines starts a goroutine reading r line by line, concurrently with
 // the replay.
 func readLines(r io.Reader, start time.Time) *lineSource {
-	s := &lineSource{ch: make(chan inLine, 64)}
+	s := &lineSource{ch: make(chan inLine, 64), stop: make(chan struct{})}
 	go func() {
 		defer close(s.ch)
 		br := bufio.NewReaderSize(r, 64<<10)
@@ -73,7 +78,11 @@ func readLines(r io.Reader, start time.Time) *lineSource {
 			}
 			if len(acc) > 0 {
 				line := bytes.TrimSuffix(acc, []byte("\n"))
-				s.ch <- inLine{raw: line, at: time.Since(start)}
+				select {
+				case s.ch <- inLine{raw: line, at: time.Since(start)}:
+				case <-s.stop:
+					return
+				}
 				acc = nil
 			}
 			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
@@ -86,6 +95,13 @@ func readLines(r io.Reader, start time.Time) *lineSource {
 		}
 	}()
 	return s
+}
+
+// close releases the reader goroutine.
+func (s *lineSource) close() {
+	if s.stop != nil {
+		s.stopOnce.Do(func() { close(s.stop) })
+	}
 }
 
 // staticLines is a source that holds lines already read and is at EOF
@@ -112,44 +128,4 @@ func splitLines(b []byte, at time.Duration) []inLine {
 		b = b[i+1:]
 	}
 	return out
-}
-
-// readAllStdin reads stdin to EOF, as Codex does before it writes
-// anything.
-func readAllStdin(r io.Reader) ([]byte, error) {
-	if r == nil {
-		return nil, nil
-	}
-	return io.ReadAll(r)
-}
-
-// readStdinGemini reads stdin as Gemini's readStdin does: if nothing
-// arrives within 500 ms, it stops waiting and the prompt is empty (for a
-// pipe that is never written to); once data arrives, it reads to EOF.
-func readStdinGemini(r io.Reader, wait time.Duration) ([]byte, bool) {
-	if r == nil {
-		return nil, true
-	}
-	type chunk struct {
-		b   []byte
-		err error
-	}
-	ch := make(chan chunk, 1)
-	go func() {
-		buf := make([]byte, 64<<10)
-		n, err := r.Read(buf)
-		ch <- chunk{buf[:n], err}
-	}()
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case c := <-ch:
-		if c.err != nil {
-			return c.b, true
-		}
-		rest, _ := io.ReadAll(r)
-		return append(c.b, rest...), true
-	case <-t.C:
-		return nil, false
-	}
 }

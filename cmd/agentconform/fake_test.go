@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFakeInstall installs the fakes into a directory, as links and as
+// copies, and checks the usage errors.
+func TestFakeInstall(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"install"}, {"--copy", "install"}} {
+		dir := filepath.Join(t.TempDir(), "bin")
+		var stdout, stderr bytes.Buffer
+		if code := runFake(context.Background(), append(args, dir), nil, &stdout, &stderr); code != exitOK {
+			t.Fatalf("%v: exit %d, stderr %s", args, code, stderr.String())
+		}
+		for _, name := range []string{"claude", "codex", "gemini"} {
+			p := filepath.Join(dir, name)
+			fi, err := os.Lstat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if args[0] == "--copy" {
+				if fi.Mode()&os.ModeSymlink != 0 || fi.Mode()&0o111 == 0 {
+					t.Errorf("%s: mode %v, want an executable copy", name, fi.Mode())
+				}
+				continue
+			}
+			if target, err := os.Readlink(p); err != nil || target != exe {
+				t.Errorf("%s links to %q (%v), want %q", name, target, err, exe)
+			}
+		}
+		// Installing again replaces the files.
+		if code := runFake(context.Background(), append(args, dir), nil, &stdout, &stderr); code != exitOK {
+			t.Errorf("%v again: exit %d, stderr %s", args, code, stderr.String())
+		}
+	}
+	var stderr bytes.Buffer
+	if code := runFake(context.Background(), []string{"uninstall", "x"}, nil, &bytes.Buffer{}, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "Usage: agentconform fake install") {
+		t.Errorf("bad usage: exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,61 @@
+//go:build unix
+
+package fakecli_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentconform/agentconform/fakecli"
+)
+
+// TestOutputFormats checks the non-stream output formats derived from a
+// stream transcript: Claude text (the result text) and json (the result
+// object), Gemini text (the assistant's chunks) and json (one object),
+// and Claude's --replay-user-messages echo.
+func TestOutputFormats(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/plain-text"})
+	fx, err := loadFixture("claude/plain-text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var result string
+	for _, st := range fx.Steps {
+		if jsonField(st.Text, "type") == "result" {
+			result = st.Text
+		}
+	}
+	text := runFake(t, f, "claude", []string{"-p", "hello"}, cmdOpts{})
+	if text.code != 0 || text.stdout != jsonField(result, "result")+"\n" {
+		t.Errorf("claude text: exit %d, stdout %q", text.code, text.stdout)
+	}
+	js := runFake(t, f, "claude", []string{"-p", "hello", "--output-format", "json"}, cmdOpts{})
+	if js.code != 0 || js.stdout != result+"\n" {
+		t.Errorf("claude json: exit %d, stdout %q", js.code, js.stdout)
+	}
+	verbose := runFake(t, f, "claude", []string{"-p", "hello", "--output-format", "json", "--verbose"}, cmdOpts{})
+	var all []map[string]any
+	if err := json.Unmarshal([]byte(verbose.stdout), &all); err != nil || len(all) < 2 {
+		t.Errorf("claude json --verbose: %v, %d messages", err, len(all))
+	}
+
+	l := startFake(t, f, "claude", append(claudeStream, "--replay-user-messages"), cmdOpts{})
+	l.send(user("echo me"))
+	ev := l.nextEvent()
+	if ev["type"] != "user" || ev["isReplay"] != true || lookup(ev, "/message/content") != "echo me" {
+		t.Errorf("replayed user message: %v", ev)
+	}
+	l.wait()
+
+	g := fakecli.Start(t, fakecli.Options{Fixture: "gemini/plain-text"})
+	gt := runFake(t, g, "gemini", []string{"-p", "hi"}, cmdOpts{})
+	if gt.code != 0 || !strings.HasPrefix(gt.stdout, "Hello! I am a ") || !strings.HasSuffix(gt.stdout, ".\n") || strings.Contains(gt.stdout, "{") {
+		t.Errorf("gemini text: exit %d, stdout %q", gt.code, gt.stdout)
+	}
+	gj := runFake(t, g, "gemini", []string{"-p", "hi", "-o", "json"}, cmdOpts{})
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(gj.stdout), &obj); err != nil || obj["response"] != strings.TrimSuffix(gt.stdout, "\n") || obj["stats"] == nil {
+		t.Errorf("gemini json: %v, %q", err, gj.stdout)
+	}
+}
