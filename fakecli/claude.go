@@ -497,9 +497,7 @@ func (c *claudeState) dispatch(e *engine, m *stdinMsg, st *transcript.Step) flow
 				// (initialize is optional): skip it and its answers.
 				e.held = append(e.held, m)
 				e.pc++
-				for e.pc < len(e.steps) && e.steps[e.pc].Op == transcript.OpOut && c.lines[e.pc].kind == kindControlResponse {
-					e.pc++
-				}
+				c.skipAnswers(e, st)
 				return flowJump
 			}
 		}
@@ -513,6 +511,19 @@ func (c *claudeState) dispatch(e *engine, m *stdinMsg, st *transcript.Step) flow
 	}
 	e.logStdin(m, "ignored")
 	return flowNone
+}
+
+// skipAnswers passes over the control_response lines that answer a
+// client request the transcript expected at st but that never came (the
+// program counter is just past st), so that no answer with an unfilled
+// request id is written.
+func (c *claudeState) skipAnswers(e *engine, st *transcript.Step) {
+	if stepType(st) != "control_request" {
+		return
+	}
+	for e.pc < len(e.steps) && e.steps[e.pc].Op == transcript.OpOut && c.lines[e.pc].kind == kindControlResponse {
+		e.pc++
+	}
 }
 
 // knownClientRequests are the control request subtypes the real CLI

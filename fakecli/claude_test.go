@@ -456,3 +456,24 @@ func TestClaudeSessions(t *testing.T) {
 		t.Errorf("--continue in a fresh directory: exit %d, stderr %q", none.code, none.stderr)
 	}
 }
+
+// TestClaudeWithoutInitialize: initialize is optional; a client that
+// starts with a user message (or sends nothing) never gets the recorded
+// initialize answer, whose request id it never chose.
+func TestClaudeWithoutInitialize(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/multi-turn"})
+	l := startFake(t, f, "claude", claudeStream, cmdOpts{})
+	l.send(user("hello"))
+	if ev := l.nextEvent(); ev["type"] != "system" || ev["subtype"] != "init" {
+		t.Errorf("first line %v, want system/init", ev)
+	}
+	l.until("result", typeIs("result"))
+	r, rest := l.wait()
+	if r.code != 0 || len(rest) != 0 || strings.Contains(r.stdout, "{{") {
+		t.Errorf("exit %d, more lines %q", r.code, rest)
+	}
+	empty := runFake(t, f, "claude", claudeStream, cmdOpts{})
+	if empty.code != 0 || empty.stdout != "" {
+		t.Errorf("no input at all: exit %d, stdout %q", empty.code, empty.stdout)
+	}
+}

@@ -3,6 +3,7 @@ package fakecli
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,7 +72,7 @@ func editObject(line string, set []field, del ...string) (string, bool) {
 	}
 	done := map[string]bool{}
 	for _, m := range ms {
-		if contains(del, m.key) {
+		if slices.Contains(del, m.key) {
 			continue
 		}
 		raw := m.raw
@@ -99,15 +100,6 @@ func editObject(line string, set []field, del ...string) (string, bool) {
 	}
 	b.WriteByte('}')
 	return b.String(), true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // marshalJSON encodes v without escaping <, > and & (the CLIs do not).

@@ -66,11 +66,6 @@ func takesValue(f *pflag.Flag) bool {
 	return f.NoOptDefVal == "" && f.Value.Type() != "bool"
 }
 
-// lookupLong finds a long flag under the set's normalisation.
-func lookupLong(fs *pflag.FlagSet, name string) *pflag.Flag {
-	return fs.Lookup(name)
-}
-
 func normalizeArgs(fs *pflag.FlagSet, args []string, o scanOpts) (scanResult, *argError) {
 	res := scanResult{stoppedAt: -1}
 	positionals := 0
@@ -83,10 +78,10 @@ func normalizeArgs(fs *pflag.FlagSet, args []string, o scanOpts) (scanResult, *a
 			return res, nil
 		case strings.HasPrefix(a, "--") && len(a) > 2:
 			name, val, hasVal := strings.Cut(a[2:], "=")
-			f := lookupLong(fs, name)
+			f := fs.Lookup(name)
 			if f == nil && strings.HasPrefix(name, "no-") {
 				// yargs and commander negations of booleans.
-				if nf := lookupLong(fs, name[3:]); nf != nil && nf.Value.Type() == "bool" && !hasVal {
+				if nf := fs.Lookup(name[3:]); nf != nil && nf.Value.Type() == "bool" && !hasVal {
 					emit("--" + nf.Name + "=false")
 					continue
 				}
@@ -210,13 +205,6 @@ func newFlagSet(name string) *pflag.FlagSet {
 	fs.Usage = func() {}
 	fs.SortFlags = false
 	return fs
-}
-
-// parseNormalized runs pflag on arguments normalizeArgs produced; they
-// parse unless a value is of the wrong type, which err reports with the
-// flag's name.
-func parseNormalized(fs *pflag.FlagSet, args []string) error {
-	return fs.Parse(args)
 }
 
 // editDistance is the optimal-string-alignment distance commander uses to

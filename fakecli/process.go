@@ -2,7 +2,6 @@ package fakecli
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -257,9 +256,4 @@ func (o *outWriter) flush() error {
 		o.err = fmt.Errorf("writing stdout: %w", err)
 	}
 	return o.err
-}
-
-// isBrokenPipe reports whether err says the reader of stdout went away.
-func isBrokenPipe(err error) bool {
-	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
 }

@@ -159,6 +159,7 @@ func (e *engine) run() int {
 
 // out writes one stdout line (templates filled).
 func (e *engine) out(st *transcript.Step) flow {
+	e.busy = 0
 	text := st.Text
 	if len(e.vars) > 0 {
 		text = e.vars.Fill(text)
@@ -356,7 +357,9 @@ func (e *engine) sawEOF() {
 		return
 	}
 	e.in.eof = true
-	e.p.obs.logAt(e.in.closedAt, "stdin_closed")
+	if !e.in.silent {
+		e.p.obs.logAt(e.in.closedAt, "stdin_closed")
+	}
 }
 
 // inStep waits for the stdin line an "in" step expects.
@@ -401,6 +404,9 @@ func (e *engine) inStep(st *transcript.Step) flow {
 func (e *engine) inEOF(st *transcript.Step) flow {
 	if st.Optional {
 		e.pc++
+		if e.c != nil {
+			e.c.skipAnswers(e, st)
+		}
 		return flowNone
 	}
 	if e.c != nil {

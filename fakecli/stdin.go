@@ -52,6 +52,9 @@ type lineSource struct {
 	// called in a process that goes on).
 	stop     chan struct{}
 	stopOnce sync.Once
+	// silent sources (lines the fake already read or made up) do not log
+	// their EOF as stdin_closed.
+	silent bool
 	eof      bool // set by the replay once it saw the channel closed
 	err      error
 	// closedAt is when stdin reached EOF, for the observation log.
@@ -107,25 +110,10 @@ func (s *lineSource) close() {
 // staticLines is a source that holds lines already read and is at EOF
 // after them.
 func staticLines(lines []inLine, closedAt time.Duration) *lineSource {
-	s := &lineSource{ch: make(chan inLine, len(lines)), closedAt: closedAt}
+	s := &lineSource{ch: make(chan inLine, len(lines)), closedAt: closedAt, silent: true}
 	for _, l := range lines {
 		s.ch <- l
 	}
 	close(s.ch)
 	return s
-}
-
-// splitLines cuts text read whole (a Codex or Gemini prompt) into lines.
-func splitLines(b []byte, at time.Duration) []inLine {
-	var out []inLine
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			out = append(out, inLine{raw: b, at: at})
-			break
-		}
-		out = append(out, inLine{raw: b[:i], at: at})
-		b = b[i+1:]
-	}
-	return out
 }
