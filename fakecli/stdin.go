@@ -55,8 +55,8 @@ type lineSource struct {
 	// silent sources (lines the fake already read or made up) do not log
 	// their EOF as stdin_closed.
 	silent bool
-	eof      bool // set by the replay once it saw the channel closed
-	err      error
+	eof    bool // set by the replay once it saw the channel closed
+	err    error
 	// closedAt is when stdin reached EOF, for the observation log.
 	closedAt time.Duration
 }
