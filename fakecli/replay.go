@@ -57,6 +57,13 @@ type engine struct {
 	// defaultSignal is the CLI's own answer to a signal.
 	defaultSignal func(e *engine, sig syscall.Signal) flow
 
+	// anchor and anchorT re-time the replay at every line the client sent
+	// (and at stdin EOF): a step recorded at t runs (t - anchorT), scaled,
+	// after the moment anchor (since the process started) that input came,
+	// so a turn takes as long as recorded however late its prompt arrives.
+	anchor  time.Duration
+	anchorT int64
+
 	code int
 	// signaled is set once a signal decided how the process ends; the
 	// output format then writes no tail.
@@ -103,8 +110,8 @@ func (e *engine) run() int {
 		}
 		st := &e.steps[e.pc]
 		if st.T != nil {
-			if at, ok := e.p.timing.at(*st.T); ok {
-				if d := at - e.p.elapsed(); d > 0 {
+			if at, ok := e.p.timing.at(*st.T - e.anchorT); ok {
+				if d := e.anchor + at - e.p.elapsed(); d > 0 {
 					if f := e.sleep(d); f == flowEnd {
 						return e.code
 					} else if f == flowJump {
@@ -419,13 +426,22 @@ func (e *engine) inEOF(st *transcript.Step) flow {
 
 // stdinEOF waits for stdin to close.
 func (e *engine) stdinEOF() flow {
+	st := &e.steps[e.pc]
 	if !e.in.eof {
 		if f, _ := e.wait(-1, waitEOF); f != flowNone {
 			return f
 		}
 	}
+	e.reanchor(st)
 	e.pc++
 	return flowNone
+}
+
+// reanchor re-times the replay at an input step that just completed.
+func (e *engine) reanchor(st *transcript.Step) {
+	if st.T != nil {
+		e.anchor, e.anchorT = e.p.elapsed(), *st.T
+	}
 }
 
 // matches reports whether a stdin line is what an "in" step expects.
@@ -456,6 +472,7 @@ func (e *engine) why(st *transcript.Step, m *stdinMsg) string {
 // matching case (or the next step).
 func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 	e.logStdin(m, st.Line)
+	e.reanchor(st)
 	if m.obj != nil {
 		for name, ptr := range st.Capture {
 			if v, ok := transcript.Lookup(m.obj, ptr); ok {

@@ -138,8 +138,8 @@ func (f *Fakes) Observations() ([]Observation, error) {
 }
 
 // Install writes claude, codex and gemini into dir (created if needed) as
-// symbolic links to exe, or copies of it when links cannot be made (or
-// copy is set). Existing files of those names are replaced.
+// symbolic links to exe, or as copies of it when copyFiles is set or links
+// cannot be made. Existing files of those names are replaced.
 func Install(dir, exe string, copyFiles bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
