@@ -72,7 +72,9 @@ type Meta struct {
 
 // CaseResult is the verdicts of every check on one case.
 type CaseResult struct {
-	ID          string        `json:"id"`
+	ID string `json:"id"`
+	// Adapter names the adapter the case ran against.
+	Adapter     string        `json:"adapter"`
 	Agent       string        `json:"agent"`
 	Fixture     string        `json:"fixture,omitempty"`
 	Faults      string        `json:"faults,omitempty"`
@@ -241,7 +243,7 @@ func probe(ctx context.Context, cfg *Config) (*Hello, error) {
 
 // runOne runs and judges one case.
 func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResult, error) {
-	cr := &CaseResult{ID: c.ID, Agent: c.Agent, Fixture: c.Fixture, Faults: c.Faults, Description: c.Description,
+	cr := &CaseResult{ID: c.ID, Adapter: cfg.Adapter.Name, Agent: c.Agent, Fixture: c.Fixture, Faults: c.Faults, Description: c.Description,
 		Reproduce: reproduce(cfg, c)}
 	if hello != nil && !hello.drives(c.Agent) {
 		for _, chk := range Catalog() {
