@@ -177,6 +177,11 @@ var defs = []*faultDef{
 			{name: "signal", kind: kindSignal, dflt: "SIGKILL", fixed: true, meaning: "the signal: " + strings.Join(signals, ", ")},
 			intParam("after", 0, maxCount, "chosen by the seed, before the last line", false, "stdout lines written before dying"),
 		}},
+	{name: "ignore_signal", kind: "pipe", steps: stepsIgnoreSignal,
+		desc: "The CLI ignores a signal from its first step on (as a transcript's on_signal can ask). Catches adapters that stop a CLI with SIGTERM alone and never escalate to SIGKILL.",
+		params: []paramDef{
+			{name: "signal", kind: kindSignal, dflt: "SIGTERM", fixed: true, meaning: "the signal to ignore (not SIGKILL): " + strings.Join(signals, ", ")},
+		}},
 	{name: "stderr_flood", kind: "pipe", steps: stepsStderrFlood,
 		desc: "Writes this many bytes of stderr lines before the first stdout line. Catches adapters that never drain stderr: the fake blocks on the full pipe and the adapter waits forever.",
 		params: []paramDef{

@@ -26,6 +26,33 @@ func stepsDie(c *stepCtx, steps []transcript.Step) []transcript.Step {
 	return insert(steps, afterOut(o, after), transcript.Step{Op: transcript.OpExitSignal, Signal: sig})
 }
 
+func stepsIgnoreSignal(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	sig := c.f.strs["signal"]
+	if sig == "SIGKILL" {
+		c.record("SIGKILL cannot be ignored; nothing changed")
+		return steps
+	}
+	out := make([]transcript.Step, 0, len(steps)+1)
+	out = append(out, transcript.Step{Op: transcript.OpOnSignal, OnSignal: map[string]string{sig: "ignore"}})
+	overridden := 0
+	for _, s := range steps {
+		if s.Op == transcript.OpOnSignal {
+			if _, ok := s.OnSignal[sig]; ok {
+				m := make(map[string]string, len(s.OnSignal))
+				for k, v := range s.OnSignal {
+					m[k] = v
+				}
+				m[sig] = "ignore"
+				s.OnSignal = m
+				overridden++
+			}
+		}
+		out = append(out, s)
+	}
+	c.record(fmt.Sprintf("ignores %s from the first step (%d later on_signal steps overridden)", sig, overridden))
+	return out
+}
+
 func stepsExitMidLine(c *stepCtx, steps []transcript.Step) []transcript.Step {
 	o := outs(steps)
 	if len(o) == 0 {

@@ -222,3 +222,25 @@ func TestNoFinalNewline(t *testing.T) {
 		}
 	}
 }
+
+func TestIgnoreSignal(t *testing.T) {
+	before, after, applied := run(t, "ignore_signal", 1, "codex/b_single_command.stdout.jsonl")
+	if s := after[0]; s.Op != transcript.OpOnSignal || s.OnSignal["SIGTERM"] != "ignore" || len(s.OnSignal) != 1 {
+		t.Fatalf("first step = %+v, want on_signal SIGTERM ignore", s)
+	}
+	if !sameSteps(after[1:], before) {
+		t.Error("ignore_signal changed more than its one step")
+	}
+	onlyApplied(t, applied, "ignore_signal")
+
+	// A later on_signal for the same signal is overridden; others stay.
+	steps := []transcript.Step{{Op: transcript.OpOut, Text: "{}"}, {Op: transcript.OpOnSignal, OnSignal: map[string]string{"SIGTERM": "exit:143", "SIGINT": "exit:1"}}, {Op: transcript.OpExit}}
+	p, err := Parse("ignore_signal:signal=SIGTERM", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Steps("codex", steps)
+	if got[2].OnSignal["SIGTERM"] != "ignore" || got[2].OnSignal["SIGINT"] != "exit:1" || steps[1].OnSignal["SIGTERM"] != "exit:143" {
+		t.Errorf("later on_signal = %v (input %v): want SIGTERM ignored, SIGINT kept, input untouched", got[2].OnSignal, steps[1].OnSignal)
+	}
+}
