@@ -142,7 +142,7 @@ func TestClaudeControlLayer(t *testing.T) {
 	}
 
 	l.send(`{"type":"control_request","request_id":"req_2","request":{"subtype":"set_permission_mode","mode":"acceptEdits"}}`)
-	if got, want := l.next(5*time.Second), `{"type":"control_response","response":{"subtype":"success","request_id":"req_2","response":{"mode":"acceptEdits"}}}`; got != want {
+	if got, want := l.next(lineTimeout), `{"type":"control_response","response":{"subtype":"success","request_id":"req_2","response":{"mode":"acceptEdits"}}}`; got != want {
 		t.Errorf("set_permission_mode answer:\n%s\nwant\n%s", got, want)
 	}
 	ev = l.nextEvent()
@@ -154,11 +154,11 @@ func TestClaudeControlLayer(t *testing.T) {
 	}
 
 	l.send(`{"type":"control_request","request_id":"req_3","request":{"subtype":"bogus_subtype"}}`)
-	if got, want := l.next(5*time.Second), `{"type":"control_response","response":{"subtype":"error","request_id":"req_3","error":"Unsupported control request subtype: bogus_subtype","error_code":"unsupported_request"}}`; got != want {
+	if got, want := l.next(lineTimeout), `{"type":"control_response","response":{"subtype":"error","request_id":"req_3","error":"Unsupported control request subtype: bogus_subtype","error_code":"unsupported_request"}}`; got != want {
 		t.Errorf("unknown subtype answer:\n%s\nwant\n%s", got, want)
 	}
 	l.send(`{"type":"control_request","request_id":"req_4","request":{"subtype":"mcp_status"}}`)
-	if got, want := l.next(5*time.Second), `{"type":"control_response","response":{"subtype":"success","request_id":"req_4","response":{}}}`; got != want {
+	if got, want := l.next(lineTimeout), `{"type":"control_response","response":{"subtype":"success","request_id":"req_4","response":{}}}`; got != want {
 		t.Errorf("known subtype answer:\n%s\nwant\n%s", got, want)
 	}
 
@@ -175,7 +175,7 @@ func TestClaudeControlLayer(t *testing.T) {
 	l.send(user("hello"))
 	for _, st := range fx.Steps {
 		if st.Op == transcript.OpOut {
-			if got := l.next(5 * time.Second); got != st.Text {
+			if got := l.next(lineTimeout); got != st.Text {
 				t.Errorf("turn line:\n%.200s\nwant\n%.200s", got, st.Text)
 			}
 		}
@@ -203,7 +203,7 @@ func TestClaudeInterruptDuringTool(t *testing.T) {
 	sessionID := tool["session_id"]
 
 	l.send(`{"type":"control_request","request_id":"req_int","request":{"subtype":"interrupt"}}`)
-	if got, want := l.next(5*time.Second), `{"type":"control_response","response":{"subtype":"success","request_id":"req_int","response":{"still_queued":[]}}}`; got != want {
+	if got, want := l.next(lineTimeout), `{"type":"control_response","response":{"subtype":"success","request_id":"req_int","response":{"still_queued":[]}}}`; got != want {
 		t.Errorf("receipt:\n%s\nwant\n%s", got, want)
 	}
 	ev := l.nextEvent()
@@ -289,7 +289,7 @@ func TestClaudeInterruptWhileIdle(t *testing.T) {
 	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/multi-turn"})
 	l := startFake(t, f, "claude", claudeStream, cmdOpts{})
 	l.send(`{"type":"control_request","request_id":"req_idle","request":{"subtype":"interrupt"}}`)
-	if got, want := l.next(5*time.Second), `{"type":"control_response","response":{"subtype":"success","request_id":"req_idle","response":{"still_queued":[]}}}`; got != want {
+	if got, want := l.next(lineTimeout), `{"type":"control_response","response":{"subtype":"success","request_id":"req_idle","response":{"still_queued":[]}}}`; got != want {
 		t.Errorf("receipt:\n%s\nwant\n%s", got, want)
 	}
 	l.quiet(150 * time.Millisecond)

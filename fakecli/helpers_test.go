@@ -24,8 +24,12 @@ import (
 	"github.com/agentconform/agentconform/transcript"
 )
 
-// deadline bounds every fake process a test starts.
-const deadline = 20 * time.Second
+// deadline bounds every fake process a test starts; lineTimeout is how
+// long a test waits for one stdout line.
+const (
+	deadline    = 30 * time.Second
+	lineTimeout = 10 * time.Second
+)
 
 // result is how a fake process ended.
 type result struct {
@@ -50,7 +54,8 @@ func command(t testing.TB, f *fakecli.Fakes, cli string, args []string, o cmdOpt
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	cmd := exec.CommandContext(ctx, f.Path(cli), args...)
 	cmd.Args[0] = cli
-	cmd.Env = append(f.Env(), o.env...)
+	// A race-enabled test binary would otherwise sleep 1 s at every exit.
+	cmd.Env = append(append(f.Env(), "GORACE=atexit_sleep_ms=0"), o.env...)
 	cmd.Dir = o.dir
 	if cmd.Dir == "" {
 		cmd.Dir = t.TempDir()
@@ -188,7 +193,7 @@ func (l *live) next(timeout time.Duration) string {
 // nextEvent returns the next stdout line decoded.
 func (l *live) nextEvent() map[string]any {
 	l.t.Helper()
-	s := l.next(5 * time.Second)
+	s := l.next(lineTimeout)
 	var m map[string]any
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		l.t.Fatalf("stdout line is not JSON: %v\n%s", err, s)
@@ -199,7 +204,7 @@ func (l *live) nextEvent() map[string]any {
 // until reads stdout lines until one decodes to an event pred accepts.
 func (l *live) until(what string, pred func(map[string]any) bool) map[string]any {
 	l.t.Helper()
-	end := time.Now().Add(5 * time.Second)
+	end := time.Now().Add(lineTimeout)
 	for time.Now().Before(end) {
 		ev := l.nextEvent()
 		if pred(ev) {

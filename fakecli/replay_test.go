@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/fixtures"
@@ -238,7 +237,7 @@ func drive(t *testing.T, f *fakecli.Fakes, args []string, in []input, dir string
 	seen := 0
 	for _, x := range in {
 		for seen < x.after {
-			l.next(5 * time.Second)
+			l.next(lineTimeout)
 			seen++
 		}
 		l.send(x.line)
