@@ -68,6 +68,9 @@ func runClaude(p *proc) int {
 			return p.harnessError(err)
 		}
 		if ses == nil {
+			ses = recorded("claude", ref, f.resume, here, "session_id")
+		}
+		if ses == nil {
 			return p.flagsError("No conversation found with session ID: "+f.resume, 1)
 		}
 	case f.continueLast:
@@ -232,6 +235,7 @@ const (
 	kindUser
 	kindCanUseTool
 	kindControlResponse
+	kindPartial // stream_event, and system/status "requesting"
 )
 
 // claudeLine is what the fake needs to know about one stdout step.
@@ -277,6 +281,12 @@ func classifyClaude(text string) claudeLine {
 		}
 	case "control_response":
 		cl.kind = kindControlResponse
+	case "stream_event":
+		cl.kind = kindPartial
+	case "system":
+		if obj["subtype"] == "status" && obj["status"] == "requesting" {
+			cl.kind = kindPartial
+		}
 	}
 	return cl
 }
@@ -334,11 +344,19 @@ func (c *claudeState) promptStdio() bool {
 }
 
 // skipOut withholds a can_use_tool request when the process has no stdio
-// permission prompt tool: the real CLI then denies the tool itself.
+// permission prompt tool (the real CLI then denies the tool itself), and
+// partial messages unless they were asked for.
 func (c *claudeState) skipOut(e *engine, i int, text string) bool {
-	if c.lines[i].kind == kindCanUseTool && !c.promptStdio() {
-		c.skipPerm = true
-		return true
+	switch c.lines[i].kind {
+	case kindCanUseTool:
+		if !c.promptStdio() {
+			c.skipPerm = true
+			return true
+		}
+	case kindPartial:
+		// Partial messages (and the "requesting" status that comes with
+		// them) are written only with --include-partial-messages.
+		return !c.flags.includePartial
 	}
 	return false
 }

@@ -118,6 +118,9 @@ func runCodex(p *proc) int {
 				return p.harnessError(err)
 			}
 			if ses == nil {
+				ses = recorded("codex", ref, f.resumeID, here, "thread_id")
+			}
+			if ses == nil {
 				return p.flagsError(fmt.Sprintf("Error: thread/resume: thread/resume failed: no rollout found for thread id %s (code -32600)", f.resumeID), 1)
 			}
 		}

@@ -59,3 +59,24 @@ func TestOutputFormats(t *testing.T) {
 		t.Errorf("gemini json: %v, %q", err, gj.stdout)
 	}
 }
+
+// TestClaudePartialMessages: stream_event lines (and the "requesting"
+// status) are written only with --include-partial-messages.
+func TestClaudePartialMessages(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/partial-messages"})
+	p := []string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions", "hi"}
+	with := runFake(t, f, "claude", append(p, "--include-partial-messages"), cmdOpts{env: []string{"IS_SANDBOX=1"}})
+	without := runFake(t, f, "claude", p, cmdOpts{env: []string{"IS_SANDBOX=1"}})
+	if with.code != 0 || without.code != 0 {
+		t.Fatalf("exit %d and %d", with.code, without.code)
+	}
+	if !strings.Contains(with.stdout, `"type":"stream_event"`) {
+		t.Fatal("the fixture has no stream_event lines")
+	}
+	if strings.Contains(without.stdout, `"type":"stream_event"`) || strings.Contains(without.stdout, `"status":"requesting"`) {
+		t.Error("partial messages written without --include-partial-messages")
+	}
+	if !strings.Contains(without.stdout, `"type":"result"`) || strings.Count(without.stdout, "\n") >= strings.Count(with.stdout, "\n") {
+		t.Errorf("without partial messages:\n%s", without.stdout)
+	}
+}

@@ -103,6 +103,9 @@ func runGemini(p *proc) int {
 			return p.harnessError(err)
 		}
 		if ses == nil {
+			ses = recorded("gemini", ref, f.resume, here, "session_id")
+		}
+		if ses == nil {
 			return p.flagsError(geminiNoSession, 42)
 		}
 		ref = ses.Transcript

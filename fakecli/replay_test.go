@@ -147,23 +147,11 @@ func fillAll(v any, vars transcript.Vars) any {
 	return v
 }
 
-// invocation is the argv a fixture's header recorded, made runnable: a
-// --resume of a session this test never made is dropped (the replay test
-// starts fresh), and later processes of a session resume the first.
+// invocation is the argv a fixture's header recorded (a fixture of a
+// resumed session resumes its own recorded id, which the fake accepts);
+// later processes of a session resume the first.
 func invocation(h transcript.Header, part int, sessionID string) []string {
-	var args []string
-	argv := h.Argv[1:]
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		if h.CLI == "claude" && (a == "--resume" || a == "-r") && i+1 < len(argv) {
-			i++
-			continue
-		}
-		if h.CLI == "claude" && strings.HasPrefix(a, "--resume=") {
-			continue
-		}
-		args = append(args, a)
-	}
+	args := h.Argv[1:]
 	if part == 0 {
 		return args
 	}

@@ -206,3 +206,16 @@ func sessionPart(ses *session, parts int) int {
 	}
 	return parts - 1
 }
+
+// recorded returns a session for id when the transcript ref names was
+// itself recorded as session id (a fixture of a resumed session, such as
+// claude/compaction, whose argv resumes it), so that the recorded
+// invocation replays as recorded; nil otherwise. keys are the event fields
+// that carry the id.
+func recorded(cli, ref, id, here string, keys ...string) *session {
+	t, err := loadRef(cli, ref)
+	if err != nil || id == "" || recordedSessionID(t, keys...) != id {
+		return nil
+	}
+	return &session{CLI: cli, ID: id, Transcript: ref, Cwd: here}
+}
