@@ -184,3 +184,10 @@ func matchCase(id string, globs []string) bool {
 	}
 	return false
 }
+
+// TranscriptCase is the case that replays a transcript file as recorded
+// (for `agentconform run --transcript`, and for fuzz crashers).
+func TranscriptCase(t *transcript.Transcript, file string) *Case {
+	return &Case{ID: "transcript/" + t.Header.CLI + "/" + sanitize(path.Base(file)), Agent: t.Header.CLI, Transcript: file,
+		Permission: "allow", Prompts: prompts(t), Description: t.Header.Description}
+}

@@ -196,7 +196,7 @@ func validateEvents(events []Event, d schemas.Dialect) ([]string, error) {
 		buf.WriteByte('\n')
 	}
 	var problems []string
-	_, err := validate.Stream(context.Background(), &buf, "adapter", validate.Options{Dialect: d, Jobs: 1},
+	_, err := validate.Stream(context.Background(), &buf, "adapter", validate.Options{Dialect: d, Jobs: 1, MaxLineBytes: maxAdapterLine},
 		func(f finding.Finding, sev finding.Severity) {
 			if sev == finding.Violation && len(problems) < 10 {
 				f.File = "adapter event"

@@ -48,9 +48,11 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"run", "run an adapter (default: the reference adapters) against the fake CLIs and judge it", runRun},
 		{"validate", "check captured JSONL streams line by line against schemas and sequence rules", runValidate},
 		{"fake", "install fake claude, codex and gemini executables that replay transcripts", runFake},
 		{"record", "run a real CLI, pass its stdio through, and record a redacted transcript", runRecord},
+		{"adapter", "run the reference adapter: the harness protocol on stdio, unified or shim events out", runAdapter},
 	}
 }
 

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/agentconform/agentconform/conformance"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+const runUsage = `Usage: agentconform run [flags]
+
+Runs an adapter against the fake CLIs, case by case, and judges it with
+every applicable check (agentconform run --list prints them). With no
+--adapter, runs the reference adapters: unified events for claude, codex
+and gemini, and the shim stream for codex and gemini.
+
+The adapter is started once per case, speaks the harness protocol of
+conformance/HARNESS.md, and finds the fakes first on PATH.
+
+Exit codes: 0 no new failure, 1 new failures (or any failure without a
+baseline), 2 usage or runner error.
+
+Flags:
+`
+
+func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var (
+		adapter        = fl.String("adapter", "", "shell command that starts the adapter under test (default: the reference adapters)")
+		profile        = fl.String("profile", "", "the profile the adapter's output must be judged by (unified, shim or native); must match its hello")
+		cases          = fl.StringArray("case", nil, "run only cases whose ID matches this glob (repeatable), e.g. 'codex/*' or claude/interrupt")
+		list           = fl.Bool("list", false, "print the check catalogue and the cases, then exit")
+		strict         = fl.Bool("strict", false, "make NON-STRICT (SHOULD) failures fail the run")
+		jobs           = fl.Int("jobs", 0, "cases run at once (default: number of cores)")
+		shard          = fl.String("shard", "", "run shard i of n (i/n, 1-based), to split a run across machines")
+		seed           = fl.Int64("seed", 1, "seed for the fakes' random choices")
+		timeout        = fl.Duration("timeout", 20*time.Second, "deadline for each case")
+		baseline       = fl.String("baseline", "", "file of expected failures: they pass the gate; listed cases that now pass are reported stale")
+		writeBase      = fl.String("write-baseline", "", "write this run's failures as a baseline file")
+		keep           = fl.Bool("keep", false, "keep each case's directory (wire log, observation log, adapter output) and print where")
+		out            = fl.StringP("out", "o", filepath.Join("reports", "out", "results.json"), "write the results (JSON) here")
+		interrupt      = fl.String("interrupt", "command", "how the runner interrupts: command (the harness interrupt line) or signal (SIGINT to the adapter)")
+		transcriptFile = fl.String("transcript", "", "run one case that replays this transcript file instead of the fixtures")
+		quiet          = fl.BoolP("quiet", "q", false, "print only the summary")
+	)
+	fl.Usage = func() {
+		fmt.Fprint(stderr, runUsage)
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		return runUsageError(stderr, err)
+	}
+	if fl.NArg() > 0 {
+		return runUsageError(stderr, fmt.Errorf("unexpected argument %q (the adapter command goes in --adapter)", fl.Arg(0)))
+	}
+	if *list {
+		printCatalog(stdout)
+		return exitOK
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return runUsageError(stderr, err)
+	}
+	var adapters []conformance.Adapter
+	if *adapter != "" {
+		adapters = append(adapters, conformance.ShellAdapter(*adapter))
+	} else {
+		for _, p := range []string{"unified", "shim"} {
+			a := conformance.ShellAdapter(shellQuote(self) + " adapter --profile " + p)
+			a.Name = "reference/" + p
+			a.Reproduce = ""
+			adapters = append(adapters, a)
+		}
+	}
+	switch *interrupt {
+	case "command":
+	case "signal":
+		for i := range adapters {
+			adapters[i].SignalInterrupt = true
+		}
+	default:
+		return runUsageError(stderr, fmt.Errorf("--interrupt %q: want command or signal", *interrupt))
+	}
+	cfg := conformance.Config{FakeExe: self, Match: *cases, Jobs: *jobs, Seed: *seed, Timeout: *timeout, Strict: *strict, Keep: *keep}
+	if *shard != "" {
+		i, n, ok := parseShard(*shard)
+		if !ok {
+			return runUsageError(stderr, fmt.Errorf("--shard %q: want i/n with 1 <= i <= n", *shard))
+		}
+		cfg.Shard, cfg.ShardOf = i-1, n
+	}
+	if *baseline != "" {
+		b, err := conformance.ReadBaseline(*baseline)
+		if err != nil {
+			return runUsageError(stderr, err)
+		}
+		cfg.Baseline = b
+	}
+	if *transcriptFile != "" {
+		c, err := transcriptCase(*transcriptFile)
+		if err != nil {
+			return runUsageError(stderr, err)
+		}
+		cfg.Cases = []*conformance.Case{c}
+	}
+	if *keep {
+		dir, err := filepath.Abs(filepath.Join("reports", "out", "cases"))
+		if err == nil {
+			cfg.WorkDir = dir
+		}
+	}
+
+	var all []*conformance.Results
+	for _, a := range adapters {
+		c := cfg
+		c.Adapter = a
+		res, err := conformance.Run(ctx, c)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentconform run: %s: %v\n", a.Name, err)
+			return exitUsage
+		}
+		if *profile != "" && res.Meta.Hello != nil && res.Meta.Hello.Profile != *profile {
+			fmt.Fprintf(stderr, "agentconform run: the adapter declares profile %q, not %q\n", res.Meta.Hello.Profile, *profile)
+			return exitUsage
+		}
+		all = append(all, res)
+	}
+	if err := writeResults(*out, all); err != nil {
+		fmt.Fprintf(stderr, "agentconform run: writing results: %v\n", err)
+		return exitUsage
+	}
+	if *writeBase != "" {
+		f, err := os.Create(*writeBase)
+		if err == nil {
+			for _, r := range all {
+				err = conformance.WriteBaseline(f, r, *strict)
+			}
+			f.Close()
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "agentconform run: writing baseline: %v\n", err)
+			return exitUsage
+		}
+	}
+	printRunSummary(stdout, all, *strict, *quiet, *out)
+	for _, r := range all {
+		if !r.Gate.Passed {
+			return exitFindings
+		}
+	}
+	return exitOK
+}
+
+func runUsageError(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "agentconform run: %v\nRun 'agentconform run --help' for usage.\n", err)
+	return exitUsage
+}
+
+func parseShard(s string) (int, int, bool) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, false
+	}
+	return i, n, true
+}
+
+// transcriptCase is the one case of --transcript: the file replayed as
+// recorded.
+func transcriptCase(path string) (*conformance.Case, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := transcript.Load(f, path, transcript.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return conformance.TranscriptCase(t, abs), nil
+}
+
+// writeResults writes the results of every adapter as one JSON document.
+func writeResults(path string, all []*conformance.Results) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		Runs []*conformance.Results `json:"runs"`
+	}{all}); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func printCatalog(w io.Writer) {
+	fmt.Fprintln(w, "Checks:")
+	for _, c := range conformance.Catalog() {
+		fmt.Fprintf(w, "  %-6s %s\n         %s\n         Source: %s\n", c.Level, c.ID, c.Requirement, c.Source)
+	}
+	cases, err := conformance.Generate([]string{"claude", "codex", "gemini"})
+	if err != nil {
+		fmt.Fprintf(w, "cases: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "\nCases (%d):\n", len(cases))
+	for _, c := range cases {
+		extra := ""
+		if c.Faults != "" {
+			extra = "  [faults: " + c.Faults + "]"
+		}
+		fmt.Fprintf(w, "  %-44s %s%s\n", c.ID, c.Description, extra)
+	}
+}
+
+// printRunSummary prints failures (one reproduce line each), then a table
+// of verdict counts per adapter and family, then the gate.
+func printRunSummary(w io.Writer, all []*conformance.Results, strict, quiet bool, out string) {
+	if !quiet {
+		for _, res := range all {
+			for _, cr := range res.Cases {
+				for _, r := range cr.Checks {
+					if r.Verdict.Failed(strict) && !r.Baselined {
+						fmt.Fprintf(w, "%s\n\n", conformance.FormatFailure(cr, r))
+					}
+				}
+			}
+		}
+	}
+	verdicts := []conformance.Verdict{conformance.Pass, conformance.Fail, conformance.NonStrict, conformance.Crash, conformance.Timeout, conformance.Informational, conformance.Skip}
+	fmt.Fprintf(w, "%-20s %-11s", "adapter", "family")
+	for _, v := range verdicts {
+		fmt.Fprintf(w, " %13s", v)
+	}
+	fmt.Fprintln(w)
+	for _, res := range all {
+		counts := map[conformance.Family]map[conformance.Verdict]int{}
+		for _, cr := range res.Cases {
+			for _, r := range cr.Checks {
+				if counts[r.Family] == nil {
+					counts[r.Family] = map[conformance.Verdict]int{}
+				}
+				counts[r.Family][r.Verdict]++
+			}
+		}
+		for _, f := range conformance.Families {
+			fmt.Fprintf(w, "%-20s %-11s", clipName(res.Meta.Adapter, 20), f)
+			for _, v := range verdicts {
+				fmt.Fprintf(w, " %13d", counts[f][v])
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	for _, res := range all {
+		g := res.Gate
+		state := "PASS"
+		if !g.Passed {
+			state = "FAIL"
+		}
+		fmt.Fprintf(w, "\n%s: %s: %d cases in %.1fs; %d new failures, %d expected (baseline), %d stale baseline entries\n",
+			state, res.Meta.Adapter, len(res.Cases), res.Meta.Duration, len(g.New), len(g.Expected), len(g.Stale))
+		for _, s := range g.Stale {
+			fmt.Fprintf(w, "  stale baseline entry (now passes; remove it): %s\n", s)
+		}
+		if len(g.New) > 0 && quiet {
+			sort.Strings(g.New)
+			for _, n := range g.New {
+				fmt.Fprintf(w, "  new failure: %s\n", n)
+			}
+		}
+	}
+	fmt.Fprintf(w, "Results: %s\n", out)
+}
+
+func clipName(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n+3:]
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " '\"\\$`!*?[](){};&|<>~#\t\n") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
