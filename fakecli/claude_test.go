@@ -477,3 +477,29 @@ func TestClaudeWithoutInitialize(t *testing.T) {
 		t.Errorf("no input at all: exit %d, stdout %q", empty.code, empty.stdout)
 	}
 }
+
+// TestClaudeQueuedUserMessage: a user message sent while a turn runs is
+// queued and starts the next turn once the first has its result.
+func TestClaudeQueuedUserMessage(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Transcript: toolTurns(t, 300)})
+	l := startFake(t, f, "claude", claudeStream, cmdOpts{})
+	l.send(user("first"))
+	l.until("tool_use", isToolUse)
+	l.send(user("second"))
+	var kinds []string
+	for len(kinds) < 6 {
+		ev := l.nextEvent()
+		k, _ := ev["type"].(string)
+		if sub, ok := ev["subtype"].(string); ok {
+			k += "/" + sub
+		}
+		kinds = append(kinds, k)
+	}
+	want := "user,assistant,result/success,system/init,assistant,result/success"
+	if got := strings.Join(kinds, ","); got != want {
+		t.Errorf("after the queued message: %s, want %s", got, want)
+	}
+	if r, rest := l.wait(); r.code != 0 || len(rest) != 0 {
+		t.Errorf("exit %d, more lines %q", r.code, rest)
+	}
+}
