@@ -174,11 +174,8 @@ func (o *Observation) FakeStarts() []fakecli.Observation {
 	return out
 }
 
-// env variable names the runner gives the adapter.
-const (
-	envWire = "AGENTCONFORM_WIRE"
-	envCase = "AGENTCONFORM_CASE"
-)
+// envCase names the case the adapter runs in (for its logs).
+const envCase = "AGENTCONFORM_CASE"
 
 // runner-wide limits.
 const (
@@ -290,7 +287,7 @@ func caseEnv(cfg *Config, c *Case, fakes, sessions, observe, wire string) []stri
 		envCase+"="+c.ID,
 		fakecli.EnvSessions+"="+sessions,
 		fakecli.EnvObserve+"="+observe,
-		envWire+"="+wire,
+		fakecli.EnvWire+"="+wire,
 		fakecli.EnvSeed+"="+strconv.FormatInt(cfg.Seed, 10),
 	)
 	if c.Transcript != "" {

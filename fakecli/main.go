@@ -41,6 +41,10 @@ const (
 	EnvSessions = "AGENTCONFORM_SESSIONS"
 	// EnvObserve is the file the observation log is appended to.
 	EnvObserve = "AGENTCONFORM_OBSERVE"
+	// EnvWire is a directory where each fake process copies every byte it
+	// writes to stdout into <pid>.out: exactly what the adapter received,
+	// faults included. The conformance runner's lossless checks read it.
+	EnvWire = "AGENTCONFORM_WIRE"
 	// EnvFaults is the fault spec (package fakecli/faults).
 	EnvFaults = "AGENTCONFORM_FAULTS"
 	// EnvSeed seeds everything a fake chooses at random (default 1).

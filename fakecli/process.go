@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,21 @@ type proc struct {
 	endCode  int
 	dieSig   syscall.Signal // set when the process must kill itself on the way out
 	finished bool
+	wire     *os.File // the copy of stdout (EnvWire), or nil
+}
+
+// teeWriter copies to copy exactly the bytes w accepted.
+type teeWriter struct {
+	w    io.Writer
+	copy io.Writer
+}
+
+func (t *teeWriter) Write(b []byte) (int, error) {
+	n, err := t.w.Write(b)
+	if n > 0 {
+		t.copy.Write(b[:n]) // best effort: the copy must never change what the fake does
+	}
+	return n, err
 }
 
 func newProc(cli string, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) (*proc, error) {
@@ -74,6 +90,15 @@ func newProc(cli string, args []string, stdin io.Reader, stdout, stderr io.Write
 		if p.obs, err = openObserver(path, p.start); err != nil {
 			return nil, err
 		}
+	}
+	if dir := env(EnvWire); dir != "" {
+		f, werr := os.OpenFile(filepath.Join(dir, strconv.Itoa(os.Getpid())+".out"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if werr != nil {
+			p.obs.close()
+			return nil, fmt.Errorf("%s: %w", EnvWire, werr)
+		}
+		p.wire = f
+		stdout = &teeWriter{w: stdout, copy: f}
 	}
 	if spec := env(EnvFaults); spec != "" {
 		if p.plan, err = parseFaults(spec, p.seed); err != nil {
@@ -168,6 +193,9 @@ func (p *proc) finish(code int) int {
 func (p *proc) close() {
 	signal.Stop(p.sigs)
 	p.obs.close()
+	if p.wire != nil {
+		p.wire.Close()
+	}
 }
 
 // timing says how long a replay sleeps: before a step with a recorded time
