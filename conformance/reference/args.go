@@ -10,6 +10,9 @@ func claudeArgs(c Config) []string {
 	if c.Permission != PermissionDefault || c.CanUseTool != nil {
 		args = append(args, "--permission-prompt-tool", "stdio")
 	}
+	if c.PartialMessages {
+		args = append(args, "--include-partial-messages")
+	}
 	if c.Model != "" {
 		args = append(args, "--model", c.Model)
 	}

@@ -35,6 +35,10 @@ type Config struct {
 	// of Permission's fixed answer. It may block; a request the CLI
 	// withdraws (control_cancel_request) is never answered.
 	CanUseTool func(ctx context.Context, req PermissionRequest) PermissionDecision
+	// PartialMessages makes Claude stream text as it is generated
+	// (--include-partial-messages: stream_event deltas, handed out as
+	// partial text chunks); without it each text block comes whole.
+	PartialMessages bool
 	// Resume is a session id to continue.
 	Resume string
 	// Sandbox is Codex's --sandbox value; "" derives it from Permission.

@@ -242,7 +242,7 @@ func (d *claudeDriver) control(line []byte) {
 			d.answer(req, d.cfg.Permission.decide())
 			return
 		}
-		go d.answer(req, d.cfg.CanUseTool(d.ctx, req))
+		go func() { d.answer(req, d.cfg.CanUseTool(d.ctx, req)) }()
 	}
 }
 

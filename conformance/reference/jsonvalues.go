@@ -60,7 +60,7 @@ func compact(raw json.RawMessage) json.RawMessage {
 
 // jsonString encodes s as a JSON string value.
 func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s) // a string always marshals
+	b, _ := marshalNoEscape(s) // a string always marshals
 	return b
 }
 
@@ -79,7 +79,7 @@ func object(kv ...any) json.RawMessage {
 		case string:
 			v = jsonString(x)
 		default:
-			enc, err := json.Marshal(x)
+			enc, err := marshalNoEscape(x)
 			if err != nil {
 				continue
 			}

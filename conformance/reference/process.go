@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -114,27 +113,28 @@ func closeAll(fs ...io.Closer) {
 	}
 }
 
-// readStdout splits stdout into lines. bufio.Reader.ReadBytes has no line
-// limit: a 64 MiB line arrives whole.
+// readStdout splits stdout into lines (lineSplitter: no length limit, a
+// 64 MiB line arrives whole) and hands them to the session.
 func (p *proc) readStdout(r *os.File) {
 	defer p.wg.Done()
 	defer close(p.lines)
-	br := bufio.NewReaderSize(r, 256<<10)
+	send := func(l outLine) {
+		select {
+		case p.lines <- l:
+		case <-p.quit:
+			// Nobody listens: keep draining so the CLI never blocks on a
+			// full pipe while it is being stopped.
+		}
+	}
+	var sp lineSplitter
+	buf := make([]byte, 256<<10)
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			partial := line[len(line)-1] != '\n'
-			line = bytes.TrimRight(line, "\r\n")
-			if len(bytes.TrimSpace(line)) > 0 {
-				select {
-				case p.lines <- outLine{data: line, partial: partial}:
-				case <-p.quit:
-					// Nobody listens: keep draining so the CLI never blocks
-					// on a full pipe while it is being stopped.
-				}
-			}
+		n, err := r.Read(buf)
+		if n > 0 {
+			sp.feed(buf[:n], func(l []byte) { send(outLine{data: bytes.Clone(l)}) })
 		}
 		if err != nil {
+			sp.flush(func(l []byte, partial bool) { send(outLine{data: bytes.Clone(l), partial: partial}) })
 			return
 		}
 	}

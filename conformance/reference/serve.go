@@ -303,7 +303,7 @@ func (s *server) config(c command) (Config, error) {
 		return Config{}, err
 	}
 	return Config{
-		Agent: agent, Cwd: c.Cwd, Model: c.Model, Permission: perm, Resume: c.Resume,
+		Agent: agent, Cwd: c.Cwd, Model: c.Model, Permission: perm, Resume: c.Resume, PartialMessages: true,
 		Sandbox: c.Options.Sandbox, ExtraArgs: c.Options.Args,
 		Env: s.opts.Env, Stderr: s.opts.Stderr, Logf: s.logf,
 		TurnTimeout: s.opts.TurnTimeout, InterruptGrace: s.opts.InterruptGrace, StopGrace: s.opts.StopGrace,

@@ -1,0 +1,109 @@
+package reference
+
+import "bytes"
+
+// lineSplitter cuts a CLI's stdout into lines, whatever sizes the reads
+// come in. A line ends at a newline, or, for a JSON object, as soon as its
+// top-level brace closes: a CLI that writes its last event without a
+// newline and then waits (for stdin to close, say) is not left waiting
+// for ever, and two objects run together on one line come out as two.
+// The scan is incremental (each byte is looked at once), so a 64 MiB line
+// costs one pass, and there is no length limit.
+type lineSplitter struct {
+	buf []byte // the current line so far
+
+	// Scan state of buf, for a line that starts with '{'.
+	json     bool // the line's first non-space byte is '{'
+	decided  bool // json is known
+	depth    int
+	inString bool
+	escaped  bool
+}
+
+// feed takes the next chunk of stdout and emits every line it completes.
+func (s *lineSplitter) feed(chunk []byte, emit func(line []byte)) {
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		part := chunk
+		if i >= 0 {
+			part = chunk[:i]
+		}
+		// Scan part for the close of a JSON object before the newline.
+		if end, ok := s.scan(part); ok {
+			s.buf = append(s.buf, part[:end]...)
+			s.emitLine(emit)
+			chunk = chunk[end:]
+			continue
+		}
+		s.buf = append(s.buf, part...)
+		if i < 0 {
+			return
+		}
+		s.emitLine(emit)
+		chunk = chunk[i+1:]
+	}
+}
+
+// flush emits what is left at EOF; partial reports that it is a line the
+// CLI never finished.
+func (s *lineSplitter) flush(emit func(line []byte, partial bool)) {
+	if len(bytes.TrimSpace(s.buf)) > 0 {
+		emit(bytes.TrimRight(s.buf, "\r"), true)
+	}
+	s.reset()
+}
+
+func (s *lineSplitter) emitLine(emit func(line []byte)) {
+	line := bytes.TrimRight(s.buf, "\r")
+	if len(bytes.TrimSpace(line)) > 0 {
+		emit(line)
+	}
+	s.reset()
+}
+
+func (s *lineSplitter) reset() {
+	s.buf = s.buf[:0]
+	s.json, s.decided, s.depth, s.inString, s.escaped = false, false, 0, false, false
+}
+
+// scan looks at part (which holds no newline and follows buf) and reports
+// where a JSON line's top-level object closes in it, if it does.
+func (s *lineSplitter) scan(part []byte) (int, bool) {
+	for j, c := range part {
+		if !s.decided {
+			switch c {
+			case ' ', '\t', '\r':
+				continue
+			case '{':
+				s.json, s.decided = true, true
+			default:
+				s.decided = true // a text line: only a newline ends it
+				return 0, false
+			}
+		}
+		if !s.json {
+			return 0, false
+		}
+		switch {
+		case s.escaped:
+			s.escaped = false
+		case s.inString:
+			switch c {
+			case '\\':
+				s.escaped = true
+			case '"':
+				s.inString = false
+			}
+		case c == '"':
+			s.inString = true
+		case c == '{' || c == '[':
+			s.depth++
+		case c == '}' || c == ']':
+			s.depth--
+			if s.depth == 0 {
+				return j + 1, true
+			}
+		}
+	}
+	return 0, false
+}

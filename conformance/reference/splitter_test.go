@@ -1,0 +1,55 @@
+package reference
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// split feeds input to a lineSplitter in pieces of size n and returns the
+// lines, a cut last line marked with a "PARTIAL:" prefix.
+func split(input string, n int) []string {
+	var s lineSplitter
+	var out []string
+	for len(input) > 0 {
+		k := min(n, len(input))
+		s.feed([]byte(input[:k]), func(l []byte) { out = append(out, string(l)) })
+		input = input[k:]
+	}
+	s.flush(func(l []byte, partial bool) { out = append(out, "PARTIAL:"+string(l)) })
+	return out
+}
+
+func TestLineSplitter(t *testing.T) {
+	cases := []struct {
+		name, input string
+		want        []string
+	}{
+		{"lines", "{\"a\":1}\n{\"b\":2}\n", []string{`{"a":1}`, `{"b":2}`}},
+		{"crlf and blank lines", "{\"a\":1}\r\n\r\n  \n{\"b\":2}\r\n", []string{`{"a":1}`, `{"b":2}`}},
+		{"no final newline", "{\"a\":1}\n{\"b\":{\"c\":[1,{}]}}", []string{`{"a":1}`, `{"b":{"c":[1,{}]}}`}},
+		{"braces and quotes in strings", "{\"s\":\"}{\\\"}\\\\\"}\n", []string{`{"s":"}{\"}\\"}`}},
+		{"two objects on one line", "{\"a\":1}{\"b\":2}\n", []string{`{"a":1}`, `{"b":2}`}},
+		{"banner", "Loading...\n{\"a\":1}\n", []string{"Loading...", `{"a":1}`}},
+		{"banner without newline", "warn: x", []string{"PARTIAL:warn: x"}},
+		{"cut mid-line", "{\"a\":1}\n{\"b\":\"xy", []string{`{"a":1}`, `PARTIAL:{"b":"xy`}},
+		{"leading space", "  {\"a\":1}\n", []string{`  {"a":1}`}},
+	}
+	for _, tc := range cases {
+		for _, n := range []int{1, 2, 3, 7, 1 << 20} {
+			if diff := cmp.Diff(tc.want, split(tc.input, n)); diff != "" {
+				t.Errorf("%s, reads of %d bytes (-want +got):\n%s", tc.name, n, diff)
+			}
+		}
+	}
+}
+
+func TestLineSplitterHugeLine(t *testing.T) {
+	text := strings.Repeat("x{}\\\"", 4<<20) // 20 MiB of awkward bytes, escaped below
+	line := `{"type":"text","content":"` + strings.ReplaceAll(strings.ReplaceAll(text, `\`, `\\`), `"`, `\"`) + `"}`
+	got := split(line+"\n"+`{"b":1}`+"\n", 64<<10)
+	if len(got) != 2 || got[0] != line || got[1] != `{"b":1}` {
+		t.Fatalf("got %d lines, first %d bytes (want %d)", len(got), len(got[0]), len(line))
+	}
+}
