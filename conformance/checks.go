@@ -89,7 +89,12 @@ var (
 		Applies: agentIs("codex", "gemini"), Judge: judgeStdinClosed})
 	CheckClaudeStdin = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/claude-stdin", "MUST",
 		"A single-turn Claude run closes stdin after the result; a multi-turn run keeps one process and its stdin open until the last result.", "protocols.md §1.1, §1.7"),
-		Applies: agentIs("claude"), Judge: judgeClaudeStdin})
+		Applies: func(c *Case, h *Hello) (bool, string) {
+			if c.Agent != "claude" || !normalCase(c) {
+				return false, "applies to Claude cases the CLI completes"
+			}
+			return true, ""
+		}, Judge: judgeClaudeStdin})
 	CheckResume = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/resume-id", "MUST",
 		"A resumed turn passes the session id from system/init, thread.started or init.", "protocols.md §1.1, §2.1, §3.1"),
 		Applies: needs("", multiTurn), Judge: judgeResume})
@@ -557,6 +562,12 @@ func judgeLineIntact(o *Observation) Outcome {
 	if carries(o.Events, long) {
 		return pass()
 	}
+	if o.Hello != nil && o.Hello.Profile == "shim" && clippedWithNote(o.Events, long) {
+		// Seed 001 asks shims to keep lines under ~100 KB and to "chunk or
+		// summarize" big payloads: a clip that keeps the start and says how
+		// much was cut is what the contract wants.
+		return pass()
+	}
 	for _, r := range o.TurnEnds() {
 		if !r.OK && (strings.Contains(r.Error, strconv.Itoa(size)) || mentionsSize(r.Error)) {
 			return pass()
@@ -564,6 +575,33 @@ func judgeLineIntact(o *Observation) Outcome {
 	}
 	return failf(fmt.Sprintf("the %d-byte line's %d-byte text intact in the events, or an error naming the size", size, len(long)),
 		"neither: the content was lost silently (turn_end: %s)", turnEndSummary(o))
+}
+
+// clippedWithNote reports whether an event holds the start of s and a
+// note naming how many bytes were left out.
+func clippedWithNote(events []Event, s string) bool {
+	head := s[:min(len(s), 1024)]
+	for _, e := range events {
+		v := longestString(e.Obj)
+		if !strings.HasPrefix(v, head) || len(v) >= len(s) {
+			continue
+		}
+		if cut := len(s) - (len(v) - len(noteOf(v))); cut > 0 && strings.Contains(v, strconv.Itoa(cut)) {
+			return true
+		}
+		if strings.Contains(v, strconv.Itoa(len(s))) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteOf returns the trailing "[...]" note of a clipped string, if any.
+func noteOf(v string) string {
+	if i := strings.LastIndex(v, "\n["); i >= 0 && strings.HasSuffix(v, "]") {
+		return v[i:]
+	}
+	return ""
 }
 
 func mentionsSize(s string) bool {
@@ -643,7 +681,12 @@ func judgeReportsFailure(o *Observation) Outcome {
 			return pass()
 		}
 	}
-	return failf("turn_end ok:false (the CLI failed)", "ok:true: the failure was reported as success")
+	// A long-lived CLI (Claude) may fail only when it exits, after its
+	// turns completed: then the end record must say so.
+	if end, ok := o.End(); ok && !end.OK {
+		return pass()
+	}
+	return failf("turn_end ok:false, or end ok:false when the CLI failed after its turns", "ok:true everywhere: the failure was reported as success")
 }
 
 func judgeReportsSuccess(o *Observation) Outcome {
