@@ -66,8 +66,9 @@ type Config struct {
 	// value.
 	StopGrace time.Duration
 
-	// Clock and NewID make the events reproducible (see Options).
+	// Clock stamps events (see Options); nil means time.Now.
 	Clock func() time.Time
+	// NewID makes event ids (see Options); nil means random ones.
 	NewID func() string
 }
 

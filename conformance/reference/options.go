@@ -20,11 +20,13 @@ type Options struct {
 	// output reproducible.
 	NewID func() string
 
-	// Cwd, Model, Permission and Sandbox describe how the session was
-	// started. They fill the unified sessionStarted config and the shim's
+	// Cwd is the CLI's working directory. It, Model, Permission and
+	// Sandbox fill the unified sessionStarted config and the shim's
 	// system/init where the CLI itself does not report them.
-	Cwd        string
-	Model      string
+	Cwd string
+	// Model is the model the CLI was asked for.
+	Model string
+	// Permission is the adapter's permission policy.
 	Permission Permission
 	// Sandbox is Codex's sandbox mode (read-only, workspace-write,
 	// danger-full-access), when one was chosen.

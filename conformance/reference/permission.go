@@ -6,9 +6,11 @@ import "encoding/json"
 type PermissionRequest struct {
 	// RequestID is the control request's id.
 	RequestID string
-	// ToolName, Input and ToolUseID describe the call the CLI wants to make.
-	ToolName  string
-	Input     json.RawMessage
+	// ToolName is the tool the CLI wants to use.
+	ToolName string
+	// Input is the call's input.
+	Input json.RawMessage
+	// ToolUseID is the tool_use block the request is about.
 	ToolUseID string
 }
 

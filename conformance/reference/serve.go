@@ -30,8 +30,9 @@ type ServeOptions struct {
 	// TurnTimeout, InterruptGrace and StopGrace are passed to each
 	// session's Config.
 	TurnTimeout, InterruptGrace, StopGrace time.Duration
-	// Clock and NewID make events reproducible (see Options).
+	// Clock stamps events (see Options); nil means time.Now.
 	Clock func() time.Time
+	// NewID makes event ids (see Options); nil means random ones.
 	NewID func() string
 }
 

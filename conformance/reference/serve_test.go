@@ -201,33 +201,47 @@ func TestServe(t *testing.T) {
 // TestServeInterrupt interrupts through the interrupt command and through
 // signal mode (the Interrupts channel SIGINT feeds).
 func TestServeInterrupt(t *testing.T) {
-	for _, mode := range []string{"command", "signal"} {
-		for _, agent := range Agents {
-			t.Run(mode+"/"+string(agent), func(t *testing.T) {
-				fakes := fakecli.Start(t, fakecli.Options{Fixture: string(agent) + "/interrupt"})
-				h := startHarness(t, fakes, ProfileUnified)
-				h.send(map[string]any{"op": "start", "agent": string(agent), "prompt": "Run the tests.", "cwd": t.TempDir(), "permission": "allow"})
-				h.until(`"toolStarted"`)
-				if mode == "command" {
-					h.send(map[string]any{"op": "interrupt"})
-				} else {
-					h.interrup <- struct{}{}
-				}
-				end := h.until(`"turn_end"`)
-				if !strings.Contains(end, `"ok":false`) {
-					t.Errorf("turn_end %s, want ok false", end)
-				}
-				h.send(map[string]any{"op": "close"})
-				lines := h.finish()
-				checkRecords(t, lines, 1, []bool{false})
-				_, events := splitRecords(t, lines)
-				checkStream(t, "interrupt", ProfileUnified, events)
-				if !bytes.Contains(events, []byte(`"reason":"cancelled"`)) {
-					t.Errorf("no sessionEnded cancelled in:\n%s", events)
-				}
-			})
+	for _, profile := range []Profile{ProfileUnified, ProfileShim} {
+		for _, mode := range []string{"command", "signal"} {
+			for _, agent := range Agents {
+				testServeInterrupt(t, profile, mode, agent)
+			}
 		}
 	}
+}
+
+func testServeInterrupt(t *testing.T, profile Profile, mode string, agent Agent) {
+	t.Run(string(profile)+"/"+mode+"/"+string(agent), func(t *testing.T) {
+		fakes := fakecli.Start(t, fakecli.Options{Fixture: string(agent) + "/interrupt"})
+		h := startHarness(t, fakes, profile)
+		h.send(map[string]any{"op": "start", "agent": string(agent), "prompt": "Run the tests.", "cwd": t.TempDir(), "permission": "allow"})
+		if profile == ProfileShim {
+			h.until(`"tool_use"`)
+		} else {
+			h.until(`"toolStarted"`)
+		}
+		if mode == "command" {
+			h.send(map[string]any{"op": "interrupt"})
+		} else {
+			h.interrup <- struct{}{}
+		}
+		end := h.until(`"turn_end"`)
+		if !strings.Contains(end, `"ok":false`) {
+			t.Errorf("turn_end %s, want ok false", end)
+		}
+		h.send(map[string]any{"op": "close"})
+		lines := h.finish()
+		checkRecords(t, lines, 1, []bool{false})
+		_, events := splitRecords(t, lines)
+		checkStream(t, "interrupt", profile, events)
+		want := `"reason":"cancelled"`
+		if profile == ProfileShim {
+			want = `"type":"interrupt"`
+		}
+		if !bytes.Contains(events, []byte(want)) {
+			t.Errorf("no %s in:\n%s", want, events)
+		}
+	})
 }
 
 // TestServeMisuse: commands out of order and bad starts get failed

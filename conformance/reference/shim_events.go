@@ -18,58 +18,78 @@ type ShimEvent interface {
 
 // ShimInit is system/init: session metadata, first and once per session.
 type ShimInit struct {
-	SessionID      string   `json:"session_id"`
-	Model          string   `json:"model"`
-	Cwd            string   `json:"cwd"`
-	PermissionMode string   `json:"permissionMode"`
-	Tools          []string `json:"tools"`
+	// SessionID is the CLI's session (or thread) id.
+	SessionID string `json:"session_id"`
+	// Model and Cwd are the CLI's model and working directory.
+	Model string `json:"model"`
+	Cwd   string `json:"cwd"`
+	// PermissionMode is default, auto or deny (seed 001 §2).
+	PermissionMode string `json:"permissionMode"`
+	// Tools lists the tools the CLI reported (Claude), else none.
+	Tools []string `json:"tools"`
 }
 
 // ShimUser is a user message (the turn's prompt), which starts a turn.
 type ShimUser struct {
+	// Message is the user's message.
 	Message ShimUserMessage `json:"message"`
 }
 
 // ShimUserMessage is the Claude-style message of a ShimUser.
 type ShimUserMessage struct {
-	Role    string `json:"role"`
+	// Role is "user".
+	Role string `json:"role"`
+	// Content is the prompt.
 	Content string `json:"content"`
 }
 
 // ShimText is assistant text.
 type ShimText struct {
+	// Content is the text (at most 16 KiB per line).
 	Content string `json:"content"`
 }
 
 // ShimThinking is reasoning text.
 type ShimThinking struct {
-	IsThinking bool   `json:"is_thinking"`
-	Thought    string `json:"thought"`
+	// IsThinking is always true.
+	IsThinking bool `json:"is_thinking"`
+	// Thought is the reasoning text.
+	Thought string `json:"thought"`
 }
 
 // ShimToolUse is a tool call.
 type ShimToolUse struct {
-	ID    string          `json:"id"`
-	Name  string          `json:"name"`
+	// ID is unique in the session.
+	ID string `json:"id"`
+	// Name is the tool's name.
+	Name string `json:"name"`
+	// Input is the call's input, a JSON object.
 	Input json.RawMessage `json:"input"`
 }
 
 // ShimToolResult is a tool call's result. Content is a JSON string or an
 // object with content or output (seed 001 §6).
 type ShimToolResult struct {
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
+	// ToolUseID is the id of the tool_use this answers.
+	ToolUseID string `json:"tool_use_id"`
+	// Content is the result.
+	Content json.RawMessage `json:"content"`
+	// IsError is set when the call failed.
+	IsError bool `json:"is_error"`
 }
 
 // ShimTokens are Claude-style token counts: InputTokens excludes the
 // cached prompt tokens, which are CacheReadInputTokens (read from the
 // cache) and CacheCreationInputTokens (written to it).
 type ShimTokens struct {
-	InputTokens              int64  `json:"input_tokens"`
-	OutputTokens             int64  `json:"output_tokens"`
+	// InputTokens are the prompt tokens not served from or written to a cache.
+	InputTokens int64 `json:"input_tokens"`
+	// OutputTokens are the generated tokens.
+	OutputTokens int64 `json:"output_tokens"`
+	// CacheCreationInputTokens were written to the cache.
 	CacheCreationInputTokens *int64 `json:"cache_creation_input_tokens,omitempty"`
-	CacheReadInputTokens     *int64 `json:"cache_read_input_tokens,omitempty"`
+	// CacheReadInputTokens were read from the cache.
+	CacheReadInputTokens *int64 `json:"cache_read_input_tokens,omitempty"`
 }
 
 // ShimUsage is a usage line: the turn's tokens.
@@ -79,12 +99,18 @@ type ShimUsage struct {
 
 // ShimResult is the terminal record of a turn.
 type ShimResult struct {
-	IsError      bool        `json:"is_error"`
-	Subtype      string      `json:"subtype,omitempty"`
-	Usage        *ShimTokens `json:"usage,omitempty"`
-	TotalCostUSD *float64    `json:"total_cost_usd,omitempty"`
-	DurationMs   *int64      `json:"duration_ms,omitempty"`
-	Errors       []string    `json:"errors,omitempty"`
+	// IsError is set when the turn did not complete successfully.
+	IsError bool `json:"is_error"`
+	// Subtype is success, cancelled, error_during_execution or Claude's own.
+	Subtype string `json:"subtype,omitempty"`
+	// Usage is the turn's usage, when reported.
+	Usage *ShimTokens `json:"usage,omitempty"`
+	// TotalCostUSD is Claude's (cumulative) cost.
+	TotalCostUSD *float64 `json:"total_cost_usd,omitempty"`
+	// DurationMs is the turn's duration, when reported.
+	DurationMs *int64 `json:"duration_ms,omitempty"`
+	// Errors are the turn's error messages.
+	Errors []string `json:"errors,omitempty"`
 }
 
 // ShimMessageStop follows each result.
@@ -92,6 +118,7 @@ type ShimMessageStop struct{}
 
 // ShimError is a fatal or recoverable error.
 type ShimError struct {
+	// Message says what went wrong.
 	Message string `json:"message"`
 }
 

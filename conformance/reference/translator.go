@@ -144,10 +144,16 @@ func newCore[E any](agent Agent, p parser, r renderer[E]) *core[E] {
 	return &core[E]{agent: agent, p: p, r: r, used: map[string]bool{}, alias: map[string]string{}, names: map[string]string{}}
 }
 
-func (c *core[E]) Agent() Agent      { return c.agent }
-func (c *core[E]) SessionID() string { return c.p.sessionID() }
-func (c *core[E]) Terminal() bool    { return c.p.terminal() != nil }
+// Agent implements Translator.
+func (c *core[E]) Agent() Agent { return c.agent }
 
+// SessionID implements Translator.
+func (c *core[E]) SessionID() string { return c.p.sessionID() }
+
+// Terminal implements Translator.
+func (c *core[E]) Terminal() bool { return c.p.terminal() != nil }
+
+// BeginTurn implements Translator.
 func (c *core[E]) BeginTurn(prompt string) []E {
 	c.turn++
 	out := c.r.render(factTurnBegin{turn: c.turn, prompt: prompt})
@@ -157,6 +163,7 @@ func (c *core[E]) BeginTurn(prompt string) []E {
 	return out
 }
 
+// Line implements Translator.
 func (c *core[E]) Line(line []byte) ([]E, error) {
 	facts, err := c.p.line(line)
 	var out []E
@@ -249,6 +256,7 @@ func (c *core[E]) closeTool(id string) {
 	}
 }
 
+// EndTurn implements Translator.
 func (c *core[E]) EndTurn(end TurnEnd) ([]E, TurnResult) {
 	term := c.p.terminal()
 	oc, errText := judge(c.agent, term, end)
@@ -345,6 +353,7 @@ func reasonOf(oc outcome) unified.Reason {
 	return unified.ReasonCompleted
 }
 
+// EndSession implements Translator.
 func (c *core[E]) EndSession(err error) []E {
 	if c.ended {
 		return nil

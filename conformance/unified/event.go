@@ -99,14 +99,21 @@ const (
 // SessionConfig is the §8.1 SessionConfig: how the session was set up, as
 // far as the adapter knows. Every field is optional.
 type SessionConfig struct {
-	AgentType        string   `json:"agentType,omitempty"`
-	WorkingDirectory string   `json:"workingDirectory,omitempty"`
-	Model            string   `json:"model,omitempty"`
-	ApprovalMode     string   `json:"approvalMode,omitempty"` // ask, askDangerous, autoEdit, autoAll
-	SandboxMode      string   `json:"sandboxMode,omitempty"`  // none, readOnly, workspaceWrite, fullAccess
-	AllowedTools     []string `json:"allowedTools,omitempty"`
-	BlockedTools     []string `json:"blockedTools,omitempty"`
-	MaxTurns         *int     `json:"maxTurns,omitempty"`
+	// AgentType is "claude", "codex" or "gemini".
+	AgentType string `json:"agentType,omitempty"`
+	// WorkingDirectory is the CLI's working directory.
+	WorkingDirectory string `json:"workingDirectory,omitempty"`
+	// Model is the model the CLI reported, else the one it was asked for.
+	Model string `json:"model,omitempty"`
+	// ApprovalMode is ask, askDangerous, autoEdit or autoAll.
+	ApprovalMode string `json:"approvalMode,omitempty"`
+	// SandboxMode is none, readOnly, workspaceWrite or fullAccess.
+	SandboxMode string `json:"sandboxMode,omitempty"`
+	// AllowedTools and BlockedTools restrict the CLI's tools.
+	AllowedTools []string `json:"allowedTools,omitempty"`
+	BlockedTools []string `json:"blockedTools,omitempty"`
+	// MaxTurns bounds the agent's model turns.
+	MaxTurns *int `json:"maxTurns,omitempty"`
 }
 
 // TokenUsage is the §8.1 TokenUsage. InputTokens counts every prompt token,
@@ -114,11 +121,16 @@ type SessionConfig struct {
 // ReasoningTokens the part of OutputTokens spent on reasoning, when the CLI
 // reports it.
 type TokenUsage struct {
-	InputTokens     int64  `json:"inputTokens"`
-	OutputTokens    int64  `json:"outputTokens"`
-	CachedTokens    *int64 `json:"cachedTokens,omitempty"`
+	// InputTokens counts every prompt token, cached or not.
+	InputTokens int64 `json:"inputTokens"`
+	// OutputTokens counts every generated token, reasoning included.
+	OutputTokens int64 `json:"outputTokens"`
+	// CachedTokens is the part of InputTokens read from a cache.
+	CachedTokens *int64 `json:"cachedTokens,omitempty"`
+	// ReasoningTokens is the part of OutputTokens spent on reasoning.
 	ReasoningTokens *int64 `json:"reasoningTokens,omitempty"`
-	TotalTokens     int64  `json:"totalTokens"`
+	// TotalTokens is the CLI's total, else input plus output.
+	TotalTokens int64 `json:"totalTokens"`
 }
 
 // SessionStarted opens a session: the first event of every stream.
@@ -159,6 +171,7 @@ type ToolStarted struct {
 // ToolProgress reports a running tool's output or progress.
 type ToolProgress struct {
 	Base
+	// ToolID names the running tool.
 	ToolID string `json:"toolId"`
 	// Output is new output since the previous progress event.
 	Output string `json:"output,omitempty"`
@@ -169,6 +182,7 @@ type ToolProgress struct {
 // ToolCompleted ends a tool call.
 type ToolCompleted struct {
 	Base
+	// ToolID names the tool that ended.
 	ToolID string `json:"toolId"`
 	// Success is false when the tool failed, was denied or never finished.
 	Success bool `json:"success"`
@@ -181,11 +195,15 @@ type ToolCompleted struct {
 // FileChanged reports a file the agent created, modified or deleted.
 type FileChanged struct {
 	Base
-	FilePath   string     `json:"filePath"`
+	// FilePath is the file, as the CLI named it.
+	FilePath string `json:"filePath"`
+	// ChangeType is created, modified or deleted.
 	ChangeType ChangeType `json:"changeType"`
-	Diff       string     `json:"diff,omitempty"`
-	Before     string     `json:"before,omitempty"`
-	After      string     `json:"after,omitempty"`
+	// Diff, Before and After are the change's content, when the CLI gives
+	// it (none of today's CLIs does).
+	Diff   string `json:"diff,omitempty"`
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
 }
 
 // TurnCompleted ends a turn that the CLI finished (successfully or not).
@@ -200,6 +218,7 @@ type TurnCompleted struct {
 // SessionEnded closes the session: the last event of every stream.
 type SessionEnded struct {
 	Base
+	// Reason is completed, failed, cancelled or timeout.
 	Reason Reason `json:"reason"`
 	// Error says why the session failed, when it did.
 	Error string `json:"error,omitempty"`
