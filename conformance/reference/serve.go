@@ -124,7 +124,9 @@ func (w *lineWriter) failed() error {
 // close), runs the session they describe, and writes its events,
 // turn_end after every turn and end last. It returns when the session is
 // closed (a close command, or in at EOF) or ctx ends (the CLI is stopped
-// first); the error is an I/O error writing to out.
+// first); the error is an I/O error writing to out. A close (or EOF) while
+// a turn runs means the caller is gone: the turn is interrupted, with the
+// driver's escalation to SIGTERM and SIGKILL, and reported as failed.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) error {
 	if opts.Profile == "" {
 		opts.Profile = ProfileUnified
@@ -163,7 +165,8 @@ func (s *server) loop(in io.Reader) error {
 	go s.read(in, cmds)
 	closing, aborted := false, false
 	done := s.ctx.Done()
-	for !(closing && s.turn == nil && len(s.queue) == 0) {
+	var giveUp <-chan time.Time // a closing turn that outlives its escalation
+	for !(closing && s.turn == nil) {
 		var turnDone <-chan struct{}
 		if s.turn != nil {
 			turnDone = s.turn.Done()
@@ -171,10 +174,22 @@ func (s *server) loop(in io.Reader) error {
 		select {
 		case c, ok := <-cmds:
 			if !ok {
-				cmds, closing = nil, true
-				continue
+				cmds = nil
 			}
-			closing = s.handle(c) || closing
+			if (!ok || s.handle(c)) && !closing {
+				// close (or stdin at EOF): with a turn still running, the
+				// caller is gone. Stop the CLI as an interrupt does
+				// (interrupt, SIGTERM, SIGKILL) and report the turn.
+				closing, s.queue = true, nil
+				if s.turn != nil {
+					s.sess.Interrupt()
+					giveUp = time.After(s.escalation())
+				}
+			}
+		case <-giveUp:
+			if s.turn != nil {
+				s.turn.cancel()
+			}
 		case <-turnDone:
 			res := s.turn.Wait()
 			s.turn = nil
@@ -211,6 +226,20 @@ func (s *server) loop(in io.Reader) error {
 	}
 	s.w.record(end)
 	return s.w.failed()
+}
+
+// escalation bounds how long an interrupted turn may take to end: the
+// interrupt grace, then a stop grace each for SIGTERM and SIGKILL, and a
+// second to spare. The drivers escalate on their own; this is the backstop.
+func (s *server) escalation() time.Duration {
+	ig, sg := s.opts.InterruptGrace, s.opts.StopGrace
+	if ig <= 0 {
+		ig = defaultGrace
+	}
+	if sg <= 0 {
+		sg = defaultGrace
+	}
+	return ig + 2*sg + time.Second
 }
 
 // shutdown closes the session, bounded by the stop grace periods.

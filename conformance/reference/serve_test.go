@@ -179,7 +179,10 @@ func TestServe(t *testing.T) {
 				for _, p := range tc.prompts[1:] {
 					h.send(map[string]any{"op": "send", "prompt": p}) // may come while the turn runs: queued
 				}
-				h.send(map[string]any{"op": "close"})
+				for range tc.prompts {
+					h.until(`"turn_end"`)
+				}
+				h.send(map[string]any{"op": "close"}) // after the last turn_end, as the runner does
 				lines := h.finish()
 				oks := make([]bool, len(tc.prompts))
 				for i := range oks {
@@ -272,5 +275,48 @@ func TestServeMisuse(t *testing.T) {
 	checkRecords(t, lines, 2, []bool{true, false})
 	if !strings.Contains(lines[len(lines)-1], `"ok":true`) {
 		t.Errorf("end %s, want ok true", lines[len(lines)-1])
+	}
+}
+
+// TestServeCloseDuringTurn: close while a turn runs (the runner gave up on
+// the CLI) stops the CLI, reports the turn failed, and ends — also when
+// the CLI ignores SIGINT and SIGTERM, and when stdin just ends.
+func TestServeCloseDuringTurn(t *testing.T) {
+	stubborn := writeTranscript(t, "gemini",
+		`{"on_signal":{"SIGINT":"ignore","SIGTERM":"ignore"}}`,
+		out(`{"type":"init","timestamp":"2026-11-21T00:00:00Z","session_id":"g-1","model":"auto"}`),
+		out(`{"type":"tool_use","timestamp":"2026-11-21T00:00:00Z","tool_name":"run_shell_command","tool_id":"t1","parameters":{"command":"sleep 100"}}`),
+		`{"delay_ms":60000}`,
+		`{"exit":0}`,
+	)
+	cases := []struct {
+		name  string
+		opts  fakecli.Options
+		agent Agent
+		eof   bool
+	}{
+		{"codex", fakecli.Options{Fixture: "codex/interrupt"}, Codex, false},
+		{"claude", fakecli.Options{Fixture: "claude/interrupt"}, Claude, false},
+		{"claude-eof", fakecli.Options{Fixture: "claude/interrupt"}, Claude, true},
+		{"stubborn-gemini", fakecli.Options{Transcript: stubborn}, Gemini, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fakes := fakecli.Start(t, tc.opts)
+			h := startHarness(t, fakes, ProfileUnified)
+			h.send(map[string]any{"op": "start", "agent": string(tc.agent), "prompt": "Run the tests.", "cwd": t.TempDir(), "permission": "allow"})
+			h.until(`"toolStarted"`)
+			start := time.Now()
+			if !tc.eof {
+				h.send(map[string]any{"op": "close"})
+			}
+			lines := h.finish()
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("closing took %s", d)
+			}
+			checkRecords(t, lines, 1, []bool{false})
+			_, events := splitRecords(t, lines)
+			checkStream(t, tc.name, ProfileUnified, events)
+		})
 	}
 }
