@@ -13,7 +13,8 @@ func execProbe(ctx context.Context, cfg *Config, c *Case) (*Observation, error) 
 	return execCase(ctx, cfg, c)
 }
 
-func defaultJobs() int { return runtime.GOMAXPROCS(0) }
+// defaultJobs is twice the cores: cases mostly wait on pipes and timers.
+func defaultJobs() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // fixtureVersion returns the CLI version a fixture was recorded with.
 func fixtureVersion(name string) string {
