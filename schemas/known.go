@@ -1,8 +1,6 @@
 package schemas
 
-import (
-	"strings"
-)
+import "strconv"
 
 // known is what a schema declares at one instance location, for finding
 // drift without a second validation: the property names declared there
@@ -127,8 +125,10 @@ func buildKnown(root map[string]any, nodes []any, depth int) *known {
 	return k
 }
 
-// drift appends what v holds that k does not declare. ptr is v's pointer.
-func (k *known) drift(v any, ptr string, out []Drift) []Drift {
+// drift appends what v holds that k does not declare. path holds the
+// reference tokens of v's location; pointers are built only for drift, so
+// a clean event costs map lookups and no allocation.
+func (k *known) drift(v any, path []string, out []Drift) []Drift {
 	if k == nil {
 		return out
 	}
@@ -138,39 +138,32 @@ func (k *known) drift(v any, ptr string, out []Drift) []Drift {
 			c, ok := k.names[name]
 			if !ok {
 				if k.declares && !k.open {
-					out = append(out, Drift{Kind: UnknownField, Pointer: ptr + "/" + escape(name), Name: name})
+					out = append(out, Drift{Kind: UnknownField, Pointer: pointerOf(append(path, name)), Name: name})
 				}
 				continue
 			}
 			if c != nil {
-				out = c.drift(child, ptr+"/"+escape(name), out)
+				switch child.(type) {
+				case map[string]any, []any, string:
+					out = c.drift(child, append(path, name), out)
+				}
 			}
 		}
 	case []any:
 		if k.items != nil {
-			var b strings.Builder
 			for i, item := range x {
-				b.Reset()
-				b.WriteString(ptr)
-				b.WriteByte('/')
-				b.WriteString(itoa(i))
-				out = k.items.drift(item, b.String(), out)
+				out = k.items.drift(item, append(path, itoa(i)), out)
 			}
 		}
 	case string:
 		if k.enum != nil && !k.enum[x] {
-			out = append(out, Drift{Kind: UnknownValue, Pointer: ptr, Name: render(x)})
+			out = append(out, Drift{Kind: UnknownValue, Pointer: pointerOf(path), Name: render(x)})
 		}
 	}
 	return out
 }
 
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
-}
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // declaresEnum reports whether a schema's in-place closure has x-open-enum.
 func declaresEnum(root map[string]any, n any) bool {

@@ -208,7 +208,8 @@ func (v *Validator) Validate(obj map[string]any) Result {
 		}
 		sortProblems(res.Problems)
 	}
-	res.Drift = b.known.drift(obj, "", nil)
+	var path [16]string
+	res.Drift = b.known.drift(obj, path[:0], nil)
 	if len(res.Drift) > 1 {
 		sort.Slice(res.Drift, func(i, j int) bool { return res.Drift[i].Pointer < res.Drift[j].Pointer })
 	}

@@ -328,8 +328,10 @@ func (p *pipe) run(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, read
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	work := make(chan *batch, jobs*2)
-	done := make(chan *batch, jobs*2)
+	// Few batches in flight keep the live heap (and so the GC's target and
+	// the peak RSS) small: jobs being worked on, one queued per worker.
+	work := make(chan *batch, jobs)
+	done := make(chan *batch, jobs)
 	var wg sync.WaitGroup
 	for i := 0; i < jobs; i++ {
 		wg.Add(1)
