@@ -111,7 +111,7 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	// Validation allocates many short-lived values and keeps few: trade a
 	// little memory for much less GC work, but collect harder as the heap
-	// nears 64 MiB (a soft limit: a bigger live heap, such as one huge
+	// nears 96 MiB (a soft limit: a bigger live heap, such as one huge
 	// line, is still allowed).
 	debug.SetGCPercent(400)
 	debug.SetMemoryLimit(96 << 20)
