@@ -7,84 +7,36 @@ import (
 	"os/exec"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentconform/agentconform/transcript"
 )
 
-// converter turns recorded stdin lines into "in" steps, the way
-// transcript.Load converts a capture transcript (see expectFor and
-// templateIDs in transcript/load.go, which this mirrors): a Claude
-// stream-json line becomes a subset match on its type (and request
-// subtype); the request ids the client chooses are captured and templated
-// into the stdout lines that echo them, so a replay answers whatever ids
-// the next client picks; the request ids the CLI chose (answered in
-// control_response) are matched as recorded, since the replay writes them
-// again. Codex and Gemini read plain text, and any line that is not a JSON
-// object is matched as raw text.
+// converter turns recorded stdin lines into "in" steps: transcript's
+// StdinConverter for Claude's stream-json stdin; raw text for Codex and
+// Gemini, which read plain text.
 type converter struct {
 	claude bool
-	ids    []string          // client request ids, in the order seen
-	names  map[string]string // client request id -> capture name
+	stdin  *transcript.StdinConverter
 }
 
 func newConverter(cli string) *converter {
-	return &converter{claude: cli == "claude", names: map[string]string{}}
+	return &converter{claude: cli == "claude", stdin: transcript.NewStdinConverter()}
 }
 
 // expect fills an OpIn step for the (redacted) stdin line text.
 func (c *converter) expect(st *transcript.Step, text string) {
 	if !c.claude {
-		st.Text = text
+		st.Op, st.Text = transcript.OpIn, text
 		return
 	}
-	obj := decodeObject(text)
-	if obj == nil {
-		st.Text = text
-		return
-	}
-	typ, _ := obj["type"].(string)
-	if typ == "" {
-		// Nothing to key on: the line as it was.
-		st.Match = obj
-		return
-	}
-	st.Match = map[string]any{"type": typ}
-	switch typ {
-	case "control_request":
-		if req, ok := obj["request"].(map[string]any); ok {
-			if sub, ok := req["subtype"].(string); ok {
-				st.Match["request"] = map[string]any{"subtype": sub}
-			}
-		}
-		if id, ok := obj["request_id"].(string); ok {
-			name := "req" + strconv.Itoa(len(c.ids)+1)
-			c.ids = append(c.ids, id)
-			c.names[id] = name
-			st.Capture = map[string]string{name: "/request_id"}
-		}
-	case "control_response":
-		if resp, ok := obj["response"].(map[string]any); ok {
-			if id, ok := resp["request_id"].(string); ok {
-				st.Match["response"] = map[string]any{"request_id": id}
-			}
-		}
-	}
+	c.stdin.Expect(st, text)
 }
 
 // templateIDs replaces the client's request ids echoed in a stdout line
 // with the {{name}} of their capture.
-func (c *converter) templateIDs(text string) string {
-	if len(c.ids) == 0 || !strings.Contains(text, `"request_id":"`) {
-		return text
-	}
-	for _, id := range c.ids {
-		text = strings.ReplaceAll(text, `"request_id":"`+id+`"`, `"request_id":"{{`+c.names[id]+`}}"`)
-	}
-	return text
-}
+func (c *converter) templateIDs(text string) string { return c.stdin.Template(text) }
 
 // decodeObject decodes one JSON object, keeping numbers exact; nil when
 // text is not exactly one JSON object.

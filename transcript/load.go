@@ -137,9 +137,9 @@ type loader struct {
 	errs Errors
 
 	sawHeader bool
-	// capture conversion: recorded client request ids and their names.
-	reqNames map[string]string
-	events   []map[string]any // plain form: first events, for detection
+	// capture conversion of stdin lines and the ids they carry.
+	stdin  *StdinConverter
+	events []map[string]any // plain form: first events, for detection
 }
 
 func (l *loader) fail(line jsonl.Line, ptr, msg string) {
@@ -157,7 +157,7 @@ func (l *loader) sniff(line jsonl.Line) {
 	case obj != nil && obj["dir"] != nil && obj["t_ms"] != nil:
 		l.form = formCapture
 		l.t.Header = Header{Format: Format, Source: "captured", Cwd: "<cwd>"}
-		l.reqNames = map[string]string{}
+		l.stdin = NewStdinConverter()
 	default:
 		l.form = formPlain
 		l.t.Header = Header{Format: Format, CLI: l.opts.CLI, Source: "captured"}
@@ -466,7 +466,7 @@ func (l *loader) capture(line jsonl.Line, rec map[string]any) {
 		if dir == "err" {
 			op = OpErr
 		} else {
-			text = l.templateIDs(text)
+			text = l.stdin.Template(text)
 		}
 		l.t.Steps = append(l.t.Steps, Step{Line: line.Number, Offset: line.Offset, T: t, Op: op, Text: text})
 	case "in":
@@ -474,7 +474,9 @@ func (l *loader) capture(line jsonl.Line, rec map[string]any) {
 			l.fail(line, "/line", `an "in" record needs the raw line as a string in "line"`)
 			return
 		}
-		l.t.Steps = append(l.t.Steps, l.expectFor(line, t, text))
+		st := Step{Line: line.Number, Offset: line.Offset, T: t}
+		l.stdin.Expect(&st, text)
+		l.t.Steps = append(l.t.Steps, st)
 	default:
 		l.fail(line, "/dir", fmt.Sprintf(`dir %q is not "meta", "in", "out" or "err"`, dir))
 	}
@@ -501,49 +503,6 @@ func (l *loader) captureMeta(line jsonl.Line, rec map[string]any, t *int64) {
 		code, _ := wholeNumber(rec["exit_code"])
 		l.t.Steps = append(l.t.Steps, Step{Line: line.Number, Offset: line.Offset, T: t, Op: OpExit, Code: int(code)})
 	}
-}
-
-// expectFor turns a recorded stdin line into a subset match: the type, the
-// request subtype for control requests, and the request id for control
-// responses (which answer ids the CLI chose and will choose again).
-func (l *loader) expectFor(line jsonl.Line, t *int64, text string) Step {
-	st := Step{Line: line.Number, Offset: line.Offset, T: t, Op: OpIn}
-	obj, _ := jsonl.Parse([]byte(text), jsonl.ParseOptions{})
-	if obj == nil {
-		st.Text = text
-		return st
-	}
-	typ, _ := obj["type"].(string)
-	st.Match = map[string]any{"type": typ}
-	switch typ {
-	case "control_request":
-		if req, ok := obj["request"].(map[string]any); ok {
-			if sub, ok := req["subtype"].(string); ok {
-				st.Match["request"] = map[string]any{"subtype": sub}
-			}
-		}
-		if id, ok := obj["request_id"].(string); ok {
-			name := "req" + strconv.Itoa(len(l.reqNames)+1)
-			l.reqNames[id] = name
-			st.Capture = map[string]string{name: "/request_id"}
-		}
-	case "control_response":
-		if resp, ok := obj["response"].(map[string]any); ok {
-			if id, ok := resp["request_id"].(string); ok {
-				st.Match["response"] = map[string]any{"request_id": id}
-			}
-		}
-	}
-	return st
-}
-
-// templateIDs replaces recorded client request ids in a stdout line with
-// the {{name}} of their capture, so replay echoes the ids the client sends.
-func (l *loader) templateIDs(text string) string {
-	for id, name := range l.reqNames {
-		text = strings.ReplaceAll(text, `"request_id":"`+id+`"`, `"request_id":"{{`+name+`}}"`)
-	}
-	return text
 }
 
 func (l *loader) finish() (*Transcript, error) {
