@@ -155,3 +155,15 @@ func decodeAs(raw []byte, v any, what string) error {
 	}
 	return nil
 }
+
+// marshalNoEscape is json.Marshal without the HTML escaping of <, > and &,
+// which the CLIs do not do either.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -1,10 +1,10 @@
 package reference
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
+
+	"github.com/agentconform/agentconform/conformance/unified"
 )
 
 // ShimEvent is one line of the seed 001 shim stream (the Claude-compatible
@@ -240,31 +240,9 @@ func (e *ShimInterrupt) MarshalJSON() ([]byte, error) {
 // marshalShim marshals v (a method-less copy of a shim type) and puts
 // "type" (and "subtype") in front of its fields.
 func marshalShim(typ, subtype string, v any) ([]byte, error) {
-	b, err := marshalNoEscape(v)
+	b, err := unified.MarshalTagged(v, "type", typ, "subtype", subtype)
 	if err != nil {
 		return nil, fmt.Errorf("marshalling shim %s: %w", typ, err)
 	}
-	head := `{"type":` + strconv.Quote(typ)
-	if subtype != "" {
-		head += `,"subtype":` + strconv.Quote(subtype)
-	}
-	if len(b) <= 2 {
-		return []byte(head + "}"), nil
-	}
-	out := make([]byte, 0, len(head)+len(b))
-	out = append(out, head...)
-	out = append(out, ',')
-	return append(out, b[1:]...), nil
-}
-
-// marshalNoEscape is json.Marshal without the HTML escaping of <, > and &,
-// which the CLIs do not do either.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return b, nil
 }

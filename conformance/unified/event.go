@@ -305,28 +305,47 @@ func (e *SessionEnded) MarshalJSON() ([]byte, error) {
 // marshalTyped marshals v (a method-less copy of an event type, so that
 // this does not recurse) and puts "type" in front of its fields.
 func marshalTyped(t Type, v any) ([]byte, error) {
-	b, err := marshalNoEscape(v)
+	b, err := MarshalTagged(v, "type", string(t))
 	if err != nil {
 		return nil, fmt.Errorf("marshalling %s event: %w", t, err)
 	}
-	head := `{"type":` + strconv.Quote(string(t))
-	if len(b) <= 2 {
-		return []byte(head + "}"), nil
-	}
-	out := make([]byte, 0, len(head)+len(b))
-	out = append(out, head...)
-	out = append(out, ',')
-	return append(out, b[1:]...), nil
+	return b, nil
 }
 
-// marshalNoEscape is json.Marshal without the HTML escaping of <, > and &,
-// which the CLIs do not do either.
-func marshalNoEscape(v any) ([]byte, error) {
+// MarshalTagged marshals v, a struct without a MarshalJSON method, as a
+// JSON object whose first members are the given key, value pairs (a
+// discriminator such as "type", then "subtype"; pairs with an empty value
+// are left out), without the HTML escaping of <, > and & that the CLIs do
+// not do either. The unified events and the reference adapter's shim
+// events are written with it.
+func MarshalTagged(v any, kv ...string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if len(b) == 0 || b[0] != '{' {
+		return nil, fmt.Errorf("MarshalTagged: %T is not a JSON object", v)
+	}
+	head := []byte{'{'}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			continue
+		}
+		if len(head) > 1 {
+			head = append(head, ',')
+		}
+		head = strconv.AppendQuote(head, kv[i])
+		head = append(head, ':')
+		head = strconv.AppendQuote(head, kv[i+1])
+	}
+	if len(b) <= 2 {
+		return append(head, '}'), nil
+	}
+	if len(head) > 1 {
+		head = append(head, ',')
+	}
+	return append(head, b[1:]...), nil
 }
