@@ -3,6 +3,7 @@ package schemas
 import (
 	"errors"
 	"fmt"
+	"github.com/agentconform/agentconform/dialect"
 	"io/fs"
 	"path"
 	"sort"
@@ -27,45 +28,27 @@ const (
 	Unified Profile = "unified"
 )
 
-// Dialect names a kind of stream: which program wrote it, and in which direction.
-type Dialect string
+// Dialect names a kind of stream; see package dialect.
+type Dialect = dialect.Dialect
 
+// The dialects, re-exported from package dialect.
 const (
-	// Claude is Claude Code's stdout with --output-format stream-json.
-	Claude Dialect = "claude"
-	// ClaudeStdin is what a client writes to Claude Code's stdin with
-	// --input-format stream-json.
-	ClaudeStdin Dialect = "claude-stdin"
-	// Codex is the stdout of codex exec --json.
-	Codex Dialect = "codex"
-	// Gemini is the stdout of gemini -p --output-format stream-json.
-	Gemini Dialect = "gemini"
-	// UnifiedEvents is the stream of §8.1 unified events an adapter emits.
-	UnifiedEvents Dialect = "unified"
-	// ShimEvents is the seed 001 Claude-compatible stream a shim emits.
-	ShimEvents Dialect = "shim"
+	Claude        = dialect.Claude
+	ClaudeStdin   = dialect.ClaudeStdin
+	Codex         = dialect.Codex
+	Gemini        = dialect.Gemini
+	UnifiedEvents = dialect.UnifiedEvents
+	ShimEvents    = dialect.ShimEvents
 )
 
-// Dialects lists every dialect in a stable order, for help texts and tests.
-var Dialects = []Dialect{Claude, ClaudeStdin, Codex, Gemini, UnifiedEvents, ShimEvents}
+// Dialects lists every dialect in a stable order.
+var Dialects = dialect.Dialects
 
 // ParseDialect checks a dialect name given on a command line.
-func ParseDialect(s string) (Dialect, error) {
-	for _, d := range Dialects {
-		if string(d) == s {
-			return d, nil
-		}
-	}
-	return "", fmt.Errorf("unknown dialect %q (want one of %s)", s, joinDialects())
-}
+func ParseDialect(s string) (Dialect, error) { return dialect.Parse(s) }
 
-func joinDialects() string {
-	names := make([]string, len(Dialects))
-	for i, d := range Dialects {
-		names[i] = string(d)
-	}
-	return strings.Join(names, ", ")
-}
+// Detect tells the dialect of a stream from its first decoded events.
+func Detect(events []map[string]any) (Dialect, bool) { return dialect.Detect(events) }
 
 // ParseProfile checks a profile name given on a command line.
 func ParseProfile(s string) (Profile, error) {
@@ -74,12 +57,6 @@ func ParseProfile(s string) (Profile, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("unknown profile %q (want spec, observed, shim or unified)", s)
-}
-
-// Native reports whether d is a stream written or read by a real CLI (as
-// opposed to an adapter's unified or shim output).
-func (d Dialect) Native() bool {
-	return d == Claude || d == ClaudeStdin || d == Codex || d == Gemini
 }
 
 // ErrNoSchema is returned when a profile has no schema for a dialect (the

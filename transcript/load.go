@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/jsonl"
-	"github.com/agentconform/agentconform/schemas"
+	"github.com/agentconform/agentconform/dialect"
 )
 
 // Error is one problem in a transcript file, located by line, byte offset
@@ -511,13 +511,13 @@ func (l *loader) finish() (*Transcript, error) {
 	switch l.form {
 	case formPlain:
 		if t.Header.CLI == "" {
-			d, ok := schemas.Detect(l.events)
+			d, ok := dialect.Detect(l.events)
 			switch {
 			case !ok:
 				l.errs = append(l.errs, &Error{File: l.name, Msg: "not a transcript, and no event says which CLI wrote this stdout capture (pass the CLI explicitly)"})
-			case d == schemas.Claude || d == schemas.ClaudeStdin:
+			case d == dialect.Claude || d == dialect.ClaudeStdin:
 				t.Header.CLI = "claude"
-			case d == schemas.Codex || d == schemas.Gemini:
+			case d == dialect.Codex || d == dialect.Gemini:
 				t.Header.CLI = string(d)
 			default:
 				l.errs = append(l.errs, &Error{File: l.name, Msg: fmt.Sprintf("a %s stream is an adapter's output, not a CLI's; it cannot be replayed by a fake CLI", d)})

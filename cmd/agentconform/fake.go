@@ -22,8 +22,9 @@ func maybeRunFake() {
 
 const fakeUsage = `Usage: agentconform fake install [--copy] DIR
 
-Writes claude, codex and gemini into DIR: links to this binary, which acts
-as the CLI it is started as (copies when links cannot be made, or with
+Writes claude, codex and gemini into DIR: links to agentconform-fake when
+it sits next to this binary (it starts fastest), else to this binary; either
+acts as the CLI it is started as (copies when links cannot be made, or with
 --copy). Put DIR first on PATH to run an adapter against the fakes; the
 AGENTCONFORM_* environment variables choose what they replay (see
 fakecli/README.md).
@@ -55,7 +56,7 @@ func runFake(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "agentconform fake: finding this binary: %v\n", err)
 		return exitUsage
 	}
-	if err := fakecli.Install(rest[1], exe, *copyFiles); err != nil {
+	if err := fakecli.Install(rest[1], fakecli.Executable(exe), *copyFiles); err != nil {
 		fmt.Fprintf(stderr, "agentconform fake: %v\n", err)
 		return exitUsage
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentconform/agentconform/conformance"
+	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -97,7 +98,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	default:
 		return runUsageError(stderr, fmt.Errorf("--interrupt %q: want command or signal", *interrupt))
 	}
-	cfg := conformance.Config{FakeExe: self, Match: *cases, Jobs: *jobs, Seed: *seed, Timeout: *timeout, Strict: *strict, Keep: *keep}
+	cfg := conformance.Config{FakeExe: fakecli.Executable(self), Match: *cases, Jobs: *jobs, Seed: *seed, Timeout: *timeout, Strict: *strict, Keep: *keep}
 	if *shard != "" {
 		i, n, ok := parseShard(*shard)
 		if !ok {

@@ -1,4 +1,4 @@
-package schemas
+package dialect
 
 // Detect tells the dialect of a stream from its first decoded events: the
 // first event whose shape belongs to one dialect only decides. It returns

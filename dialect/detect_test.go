@@ -1,4 +1,4 @@
-package schemas
+package dialect
 
 import (
 	"encoding/json"

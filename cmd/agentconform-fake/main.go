@@ -1,0 +1,24 @@
+// Command agentconform-fake is the fake claude, codex and gemini in one
+// small binary: installed under those names, it acts as the CLI it was
+// started as (see fakecli/README.md). It carries only what the fakes need,
+// so it starts in a few milliseconds, as an adapter under test expects a
+// CLI to. `agentconform fake install` and `agentconform run` use it when it
+// sits next to the agentconform binary (go install ./cmd/... puts both in
+// place), and the agentconform binary itself otherwise.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/agentconform/agentconform/fakecli"
+)
+
+func main() {
+	name, ok := fakecli.IsFake(os.Args[0])
+	if !ok {
+		fmt.Fprintln(os.Stderr, "agentconform-fake acts as claude, codex or gemini when started under one of those names; put it in place with 'agentconform fake install DIR'")
+		os.Exit(2)
+	}
+	os.Exit(fakecli.Run(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
