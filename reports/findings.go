@@ -1,7 +1,17 @@
-// Package reports renders what agentconform found for people and for CI:
-// plain text for a terminal, NDJSON for programs, JUnit XML for CI systems.
-// Writers receive findings as they are produced and per-stream results as
-// each stream ends, so output streams while a long validation runs.
+// Package reports renders what agentconform found for people and for CI.
+//
+// For agentconform run: the results model (Document, JSON and NDJSON, with
+// the JSON Schema schemas/results), the terminal summary and progress,
+// JUnit XML (one testsuite per check family), Markdown for pull-request
+// comments and $GITHUB_STEP_SUMMARY, a self-contained HTML page with the
+// matrix of adapters, CLIs, CLI versions and cases, merging of shards,
+// diffs between runs, the baseline gate and GitHub annotations.
+//
+// For agentconform validate: plain text for a terminal, NDJSON for
+// programs, JUnit XML for CI systems, Markdown and HTML, and the drift
+// report. Writers receive findings as they are produced and per-stream
+// results as each stream ends, so output streams while a long validation
+// runs.
 package reports
 
 import (
@@ -35,10 +45,24 @@ const (
 	JSON Format = "json"
 	// JUnit is JUnit XML, one testsuite per stream.
 	JUnit Format = "junit"
+	// Markdown is GitHub-flavored Markdown: streams, findings by rule, the
+	// first findings and the drift report.
+	Markdown Format = "markdown"
+	// HTML is one self-contained page: streams, findings (filterable) and
+	// the drift report.
+	HTML Format = "html"
 )
 
 // NewFindingWriter returns the writer for format f.
 func NewFindingWriter(f Format, w io.Writer) (FindingWriter, error) {
+	return NewFindingWriterDrift(f, w, nil)
+}
+
+// NewFindingWriterDrift returns the writer for format f; the Markdown and
+// HTML writers take their drift report from dc, which the caller feeds
+// with each stream's counted event kinds (nil: the writers collect drift
+// themselves, without the kinds never seen).
+func NewFindingWriterDrift(f Format, w io.Writer, dc *DriftCollector) (FindingWriter, error) {
 	switch f {
 	case Text:
 		return NewText(w), nil
@@ -46,8 +70,12 @@ func NewFindingWriter(f Format, w io.Writer) (FindingWriter, error) {
 		return NewNDJSON(w), nil
 	case JUnit:
 		return NewJUnit(w), nil
+	case Markdown:
+		return NewMarkdownFindings(w, dc), nil
+	case HTML:
+		return NewHTMLFindings(w, dc), nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want text, json or junit)", f)
+	return nil, fmt.Errorf("unknown format %q (want text, json, junit, markdown or html)", f)
 }
 
 // totals adds up stream results for summaries.

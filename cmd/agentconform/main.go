@@ -49,6 +49,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"run", "run an adapter (default: the reference adapters) against the fake CLIs and judge it", runRun},
+		{"report", "render, merge, diff and gate run results (text, JSON, NDJSON, JUnit, Markdown, HTML)", runReport},
 		{"validate", "check captured JSONL streams line by line against schemas and sequence rules", runValidate},
 		{"fake", "install fake claude, codex and gemini executables that replay transcripts", runFake},
 		{"record", "run a real CLI, pass its stdio through, and record a redacted transcript", runRecord},

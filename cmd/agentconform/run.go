@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/reports"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -29,6 +28,12 @@ and gemini, and the shim stream for codex and gemini.
 
 The adapter is started once per case, speaks the harness protocol of
 conformance/HARNESS.md, and finds the fakes first on PATH.
+
+Results go to --out (JSON) and, if asked, --ndjson (streamed while the
+run goes), --junit, --markdown and --html; agentconform report renders,
+merges, diffs and gates them later. On a terminal a progress line shows
+cases done, passed, failed and elapsed (NO_COLOR turns colors off); inside
+GitHub Actions new failures and stale baseline entries become annotations.
 
 Exit codes: 0 no new failure, 1 new failures (or any failure without a
 baseline), 2 usage or runner error.
@@ -53,6 +58,10 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		writeBase      = fl.String("write-baseline", "", "write this run's failures as a baseline file")
 		keep           = fl.Bool("keep", false, "keep each case's directory (wire log, observation log, adapter output) and print where")
 		out            = fl.StringP("out", "o", filepath.Join("reports", "out", "results.json"), "write the results (JSON) here")
+		ndjsonOut      = fl.String("ndjson", "", "stream the results as NDJSON to this file while the run goes (start, one record per case, end)")
+		junitOut       = fl.String("junit", "", "write JUnit XML (one testsuite per check family) to this file")
+		markdownOut    = fl.String("markdown", "", "write the Markdown summary (pull-request comment, $GITHUB_STEP_SUMMARY) to this file")
+		htmlOut        = fl.String("html", "", "write the self-contained HTML report to this file")
 		interrupt      = fl.String("interrupt", "command", "how the runner interrupts: command (the harness interrupt line) or signal (SIGINT to the adapter)")
 		transcriptFile = fl.String("transcript", "", "run one case that replays this transcript file instead of the fixtures")
 		quiet          = fl.BoolP("quiet", "q", false, "print only the summary")
@@ -82,12 +91,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *adapter != "" {
 		adapters = append(adapters, conformance.ShellAdapter(*adapter))
 	} else {
-		for _, p := range []string{"unified", "shim"} {
-			a := conformance.ShellAdapter(shellQuote(self) + " adapter --profile " + p)
-			a.Name = "reference/" + p
-			a.Reproduce = ""
-			adapters = append(adapters, a)
-		}
+		adapters = referenceAdapters(self)
 	}
 	switch *interrupt {
 	case "command":
@@ -106,13 +110,30 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		cfg.Shard, cfg.ShardOf = i-1, n
 	}
+	var baseLines *reports.Baseline
 	if *baseline != "" {
 		b, err := conformance.ReadBaseline(*baseline)
 		if err != nil {
 			return runUsageError(stderr, err)
 		}
 		cfg.Baseline = b
+		if baseLines, err = reports.ReadBaseline(*baseline); err != nil {
+			return runUsageError(stderr, err)
+		}
 	}
+	var stream *reports.ResultsStream
+	if *ndjsonOut != "" {
+		if err := os.MkdirAll(filepath.Dir(*ndjsonOut), 0o755); err != nil {
+			return runUsageError(stderr, err)
+		}
+		f, err := os.Create(*ndjsonOut)
+		if err != nil {
+			return runUsageError(stderr, err)
+		}
+		defer f.Close()
+		stream = reports.NewResultsStream(f)
+	}
+	progress := reports.NewProgress(stdout, *strict)
 	if *transcriptFile != "" {
 		c, err := transcriptCase(*transcriptFile)
 		if err != nil {
@@ -131,10 +152,28 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	for _, a := range adapters {
 		c := cfg
 		c.Adapter = a
+		progress.Start(a.Name)
+		if stream != nil {
+			m := conformance.Meta{Tool: "agentconform", Version: conformance.Version, Adapter: a.Name, Seed: c.Seed, Strict: c.Strict, Started: time.Now()}
+			if c.ShardOf > 1 {
+				m.Shard = fmt.Sprintf("%d/%d", c.Shard+1, c.ShardOf)
+			}
+			stream.Start(m)
+		}
+		c.Progress = func(cr *conformance.CaseResult) {
+			progress.Case(cr)
+			if stream != nil {
+				stream.Case(cr)
+			}
+		}
 		res, err := conformance.Run(ctx, c)
+		progress.Clear()
 		if err != nil {
 			fmt.Fprintf(stderr, "agentconform run: %s: %v\n", a.Name, err)
 			return exitUsage
+		}
+		if stream != nil {
+			stream.End(res)
 		}
 		if *profile != "" && res.Meta.Hello != nil && res.Meta.Hello.Profile != *profile {
 			fmt.Fprintf(stderr, "agentconform run: the adapter declares profile %q, not %q\n", res.Meta.Hello.Profile, *profile)
@@ -142,8 +181,18 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		all = append(all, res)
 	}
-	if err := writeResults(*out, all); err != nil {
+	doc := reports.NewDocument(all...)
+	if err := reports.WriteResultsFile(*out, doc); err != nil {
 		fmt.Fprintf(stderr, "agentconform run: writing results: %v\n", err)
+		return exitUsage
+	}
+	if stream != nil && stream.Err() != nil {
+		fmt.Fprintf(stderr, "agentconform run: writing %s: %v\n", *ndjsonOut, stream.Err())
+		return exitUsage
+	}
+	outs := &outputs{junit: junitOut, markdown: markdownOut, html: htmlOut, title: new(string), reportURL: new(string), maxBytes: new(int)}
+	if err := outs.write(doc, stdout, reports.SummaryOptions{}); err != nil {
+		fmt.Fprintf(stderr, "agentconform run: writing reports: %v\n", err)
 		return exitUsage
 	}
 	if *writeBase != "" {
@@ -159,13 +208,27 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			return exitUsage
 		}
 	}
-	printRunSummary(stdout, all, *strict, *quiet, *out)
-	for _, r := range all {
-		if !r.Gate.Passed {
-			return exitFindings
-		}
+	reports.WriteSummary(stdout, doc, reports.SummaryOptions{Quiet: *quiet, Color: reports.ColorEnabled(stdout), Out: *out, Baseline: baseLines})
+	if inGitHubActions() {
+		reports.WriteAnnotations(stdout, doc, baseLines, "")
+	}
+	if !reports.Passed(doc) {
+		return exitFindings
 	}
 	return exitOK
+}
+
+// referenceAdapters are the adapters agentconform run judges without
+// --adapter: this executable's reference adapter, unified and shim.
+func referenceAdapters(self string) []conformance.Adapter {
+	var adapters []conformance.Adapter
+	for _, p := range []string{"unified", "shim"} {
+		a := conformance.ShellAdapter(shellQuote(self) + " adapter --profile " + p)
+		a.Name = "reference/" + p
+		a.Reproduce = ""
+		adapters = append(adapters, a)
+	}
+	return adapters
 }
 
 func runUsageError(stderr io.Writer, err error) int {
@@ -202,27 +265,6 @@ func transcriptCase(path string) (*conformance.Case, error) {
 	return conformance.TranscriptCase(t, abs), nil
 }
 
-// writeResults writes the results of every adapter as one JSON document.
-func writeResults(path string, all []*conformance.Results) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(struct {
-		Runs []*conformance.Results `json:"runs"`
-	}{all}); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 func printCatalog(w io.Writer) {
 	fmt.Fprintln(w, "Checks:")
 	for _, c := range conformance.Catalog() {
@@ -241,72 +283,6 @@ func printCatalog(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %-44s %s%s\n", c.ID, c.Description, extra)
 	}
-}
-
-// printRunSummary prints failures (one reproduce line each), then a table
-// of verdict counts per adapter and family, then the gate.
-func printRunSummary(w io.Writer, all []*conformance.Results, strict, quiet bool, out string) {
-	if !quiet {
-		for _, res := range all {
-			for _, cr := range res.Cases {
-				for _, r := range cr.Checks {
-					if r.Verdict.Failed(strict) && !r.Baselined {
-						fmt.Fprintf(w, "%s\n\n", conformance.FormatFailure(cr, r))
-					}
-				}
-			}
-		}
-	}
-	verdicts := []conformance.Verdict{conformance.Pass, conformance.Fail, conformance.NonStrict, conformance.Crash, conformance.Timeout, conformance.Informational, conformance.Skip}
-	fmt.Fprintf(w, "%-20s %-11s", "adapter", "family")
-	for _, v := range verdicts {
-		fmt.Fprintf(w, " %13s", v)
-	}
-	fmt.Fprintln(w)
-	for _, res := range all {
-		counts := map[conformance.Family]map[conformance.Verdict]int{}
-		for _, cr := range res.Cases {
-			for _, r := range cr.Checks {
-				if counts[r.Family] == nil {
-					counts[r.Family] = map[conformance.Verdict]int{}
-				}
-				counts[r.Family][r.Verdict]++
-			}
-		}
-		for _, f := range conformance.Families {
-			fmt.Fprintf(w, "%-20s %-11s", clipName(res.Meta.Adapter, 20), f)
-			for _, v := range verdicts {
-				fmt.Fprintf(w, " %13d", counts[f][v])
-			}
-			fmt.Fprintln(w)
-		}
-	}
-	for _, res := range all {
-		g := res.Gate
-		state := "PASS"
-		if !g.Passed {
-			state = "FAIL"
-		}
-		fmt.Fprintf(w, "\n%s: %s: %d cases in %.1fs; %d new failures, %d expected (baseline), %d stale baseline entries\n",
-			state, res.Meta.Adapter, len(res.Cases), res.Meta.Duration, len(g.New), len(g.Expected), len(g.Stale))
-		for _, s := range g.Stale {
-			fmt.Fprintf(w, "  stale baseline entry (now passes; remove it): %s\n", s)
-		}
-		if len(g.New) > 0 && quiet {
-			sort.Strings(g.New)
-			for _, n := range g.New {
-				fmt.Fprintf(w, "  new failure: %s\n", n)
-			}
-		}
-	}
-	fmt.Fprintf(w, "Results: %s\n", out)
-}
-
-func clipName(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "..." + s[len(s)-n+3:]
 }
 
 func shellQuote(s string) string {

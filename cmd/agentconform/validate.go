@@ -49,7 +49,8 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		profile    = fl.String("profile", "", "schemas to judge by: spec or observed for native streams (default observed), unified or shim")
 		cliVersion = fl.String("cli-version", "", "CLI version whose observed schema to use (default: from the stream, else the newest)")
 		strict     = fl.Bool("strict", false, "make SHOULD rules and drift violations")
-		format     = fl.String("format", "text", "output format: text, json (NDJSON) or junit")
+		format     = fl.String("format", "text", "output format: text, json (NDJSON), junit, markdown or html")
+		driftOut   = fl.String("drift-report", "", "write the drift report to this file (.json: JSON, .md: Markdown, else text): per CLI version, what the logs carry that the schemas do not know, and the kinds the schemas declare that no log carried, with their required fields")
 		output     = fl.StringP("output", "o", "", "write the report to this file instead of stdout")
 		maxLine    = fl.String("max-line-bytes", "64MiB", "longest line read; longer lines are reported and skipped (bytes, or with KiB/MiB/GiB)")
 		jobs       = fl.Int("jobs", 0, "goroutines for per-line work (default: number of cores)")
@@ -102,7 +103,17 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		defer f.Close()
 		out = f
 	}
-	w, err := reports.NewFindingWriter(reports.Format(*format), out)
+	// The drift report's "never seen" part needs every event's kind: count
+	// them beside validation when a report shows it.
+	var drift *reports.DriftCollector
+	if *driftOut != "" || *format == string(reports.Markdown) || *format == string(reports.HTML) {
+		var fsys fs.FS
+		if *schemaDir != "" {
+			fsys = os.DirFS(*schemaDir)
+		}
+		drift = reports.NewDriftCollector(fsys)
+	}
+	w, err := reports.NewFindingWriterDrift(reports.Format(*format), out, drift)
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -122,8 +133,15 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	code := exitOK
 	for _, in := range inputs {
-		res, err := in.validate(ctx, stdin, opts, w.Finding)
+		var kinds *reports.KindCounter
+		if drift != nil {
+			kinds = reports.NewKindCounter(opts.MaxLineBytes)
+		}
+		res, err := in.validate(ctx, stdin, opts, w.Finding, kinds)
 		if res != nil {
+			if drift != nil {
+				drift.Add(res, kinds)
+			}
 			w.Stream(res)
 			if res.Violations > 0 && code == exitOK {
 				code = exitFindings
@@ -141,7 +159,26 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "agentconform validate: writing report: %v\n", err)
 		return exitUsage
 	}
+	if *driftOut != "" {
+		if err := writeDriftReport(*driftOut, drift.Report()); err != nil {
+			fmt.Fprintf(stderr, "agentconform validate: writing drift report: %v\n", err)
+			return exitUsage
+		}
+	}
 	return code
+}
+
+// writeDriftReport writes the drift report in the format its file name
+// says: .json JSON, .md Markdown, anything else text.
+func writeDriftReport(path string, rep *reports.DriftReport) error {
+	write := reports.WriteDriftText
+	switch filepath.Ext(path) {
+	case ".json":
+		write = reports.WriteDriftJSON
+	case ".md":
+		write = reports.WriteDriftMarkdown
+	}
+	return writeReportFile(path, func(w io.Writer) error { return write(w, rep) })
 }
 
 func usageError(stderr io.Writer, err error) int {
@@ -157,7 +194,7 @@ type input struct {
 	stdin bool
 }
 
-func (in input) validate(ctx context.Context, stdin io.Reader, opts validate.Options, report validate.Reporter) (*validate.Result, error) {
+func (in input) validate(ctx context.Context, stdin io.Reader, opts validate.Options, report validate.Reporter, kinds *reports.KindCounter) (*validate.Result, error) {
 	var r io.Reader
 	switch {
 	case in.stdin:
@@ -177,7 +214,14 @@ func (in input) validate(ctx context.Context, stdin io.Reader, opts validate.Opt
 		defer f.Close()
 		r = f
 	}
-	return validate.Stream(ctx, r, in.name, opts, report)
+	if kinds != nil {
+		r = io.TeeReader(r, kinds)
+	}
+	res, err := validate.Stream(ctx, r, in.name, opts, report)
+	if kinds != nil {
+		kinds.Close()
+	}
+	return res, err
 }
 
 // collectInputs expands the command line into streams, in a stable order.
