@@ -1,0 +1,525 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/agentconform/agentconform/conformance"
+	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/reports"
+)
+
+const reportUsage = `Usage: agentconform report <subcommand> [flags] [RESULTS...]
+
+Reads the results agentconform run writes (JSON, or NDJSON from --ndjson;
+- is stdin) and turns them into reports, joins shards, compares runs and
+gates CI.
+
+Subcommands:
+  render   write the results as text, JSON, NDJSON, JUnit XML, Markdown or HTML
+  merge    join the results of --shard runs into one
+  diff     list new failures, fixed checks and changed verdicts between OLD and NEW
+  gate     judge results against a baseline: exit 0 no new failure, 1 new failures
+  publish  regenerate the published example (reports/examples): the reference
+           adapters and the official SDK drivers
+
+Run 'agentconform report <subcommand> --help' for its flags.
+Exit codes: 0 fine, 1 new failures (diff, gate), 2 usage or I/O error.
+`
+
+func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		w := stderr
+		if len(args) > 0 {
+			w = stdout
+		}
+		fmt.Fprint(w, reportUsage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	sub := map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{
+		"render": reportRender, "merge": reportMerge, "diff": reportDiff, "gate": reportGate, "publish": reportPublish,
+	}
+	f, ok := sub[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "agentconform report: unknown subcommand %q\n\n%s", args[0], reportUsage)
+		return exitUsage
+	}
+	return f(ctx, args[1:], stdin, stdout, stderr)
+}
+
+func reportError(stderr io.Writer, sub string, err error) int {
+	fmt.Fprintf(stderr, "agentconform report %s: %v\nRun 'agentconform report %s --help' for usage.\n", sub, err, sub)
+	return exitUsage
+}
+
+// newReportFlags returns a flag set with the usage text of a subcommand.
+func newReportFlags(name, usage string, stderr io.Writer) *pflag.FlagSet {
+	fl := pflag.NewFlagSet("report "+name, pflag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fl.PrintDefaults()
+	}
+	return fl
+}
+
+func parseReportFlags(fl *pflag.FlagSet, args []string, sub string, stderr io.Writer) (int, bool) {
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK, false
+		}
+		return reportError(stderr, sub, err), false
+	}
+	return 0, true
+}
+
+// readDocs reads every results file; stdin stands for "-".
+func readDocs(paths []string, stdin io.Reader) ([]*reports.Document, error) {
+	var docs []*reports.Document
+	for _, p := range paths {
+		var doc *reports.Document
+		var err error
+		if p == "-" {
+			doc, err = reports.ReadResults(stdin)
+			if err != nil {
+				err = fmt.Errorf("<stdin>: %w", err)
+			}
+		} else {
+			doc, err = reports.ReadResultsFile(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, doc)
+	}
+	return docs, nil
+}
+
+// outputs are the report files a command writes: each flag names a file
+// ("-" for stdout).
+type outputs struct {
+	text, json, ndjson, junit, markdown, html *string
+	title, reportURL                          *string
+	maxBytes                                  *int
+}
+
+func addOutputFlags(fl *pflag.FlagSet, withJSON bool) *outputs {
+	o := &outputs{}
+	if withJSON {
+		o.text = fl.String("text", "", "write the terminal summary to this file (- for stdout)")
+		o.json = fl.String("json", "", "write the results JSON document to this file")
+	}
+	o.ndjson = fl.String("ndjson", "", "write the results as NDJSON (start, one record per case, end) to this file")
+	o.junit = fl.String("junit", "", "write JUnit XML (one testsuite per check family) to this file")
+	o.markdown = fl.String("markdown", "", "write Markdown (for a pull-request comment or $GITHUB_STEP_SUMMARY) to this file")
+	o.html = fl.String("html", "", "write the self-contained HTML report to this file")
+	o.title = fl.String("title", "", "title of the Markdown and HTML reports")
+	o.reportURL = fl.String("report-url", "", "link the Markdown report to the full report at this URL")
+	o.maxBytes = fl.Int("markdown-max-bytes", 60000, "bound the Markdown report (a pull-request comment takes 65536 characters)")
+	return o
+}
+
+func (o *outputs) any() bool {
+	for _, p := range []*string{o.text, o.json, o.ndjson, o.junit, o.markdown, o.html} {
+		if p != nil && *p != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// write writes every requested report of doc; stdout stands for "-".
+func (o *outputs) write(doc *reports.Document, stdout io.Writer, sum reports.SummaryOptions) error {
+	type out struct {
+		path  *string
+		write func(io.Writer) error
+	}
+	list := []out{
+		{o.text, func(w io.Writer) error { return reports.WriteSummary(w, doc, sum) }},
+		{o.json, func(w io.Writer) error { return reports.WriteResultsJSON(w, doc) }},
+		{o.ndjson, func(w io.Writer) error { return reports.WriteResultsNDJSON(w, doc) }},
+		{o.junit, func(w io.Writer) error { return reports.WriteResultsJUnit(w, doc) }},
+		{o.markdown, func(w io.Writer) error {
+			return reports.WriteResultsMarkdown(w, doc, reports.MarkdownOptions{Title: *o.title, ReportURL: *o.reportURL, MaxBytes: *o.maxBytes})
+		}},
+		{o.html, func(w io.Writer) error { return reports.WriteResultsHTML(w, doc, reports.HTMLOptions{Title: *o.title}) }},
+	}
+	for _, l := range list {
+		if l.path == nil || *l.path == "" {
+			continue
+		}
+		if *l.path == "-" {
+			if err := l.write(stdout); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := writeReportFile(*l.path, l.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeReportFile(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+const renderUsage = `Usage: agentconform report render [flags] RESULTS...
+
+Writes results (several files are shown side by side) in the formats the
+flags name; with none, prints the terminal summary.
+
+Flags:
+`
+
+func reportRender(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := newReportFlags("render", renderUsage, stderr)
+	o := addOutputFlags(fl, true)
+	quiet := fl.BoolP("quiet", "q", false, "text summary: leave out the failure details")
+	if code, ok := parseReportFlags(fl, args, "render", stderr); !ok {
+		return code
+	}
+	if fl.NArg() == 0 {
+		return reportError(stderr, "render", fmt.Errorf("no results file (agentconform run writes reports/out/results.json)"))
+	}
+	docs, err := readDocs(fl.Args(), stdin)
+	if err != nil {
+		return reportError(stderr, "render", err)
+	}
+	doc := reports.Join(docs...)
+	if !o.any() {
+		*o.text = "-"
+	}
+	if err := o.write(doc, stdout, reports.SummaryOptions{Quiet: *quiet, Color: reports.ColorEnabled(stdout)}); err != nil {
+		fmt.Fprintf(stderr, "agentconform report render: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+const mergeUsage = `Usage: agentconform report merge [flags] RESULTS...
+
+Joins the results of 'agentconform run --shard i/n' runs into one: per
+adapter, the union of the cases and the sum of the gates. Shards must share
+seed and strictness; a case may appear once. Missing shards are warned
+about, and the merged run says which shards it holds.
+
+Flags:
+`
+
+func reportMerge(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := newReportFlags("merge", mergeUsage, stderr)
+	out := fl.StringP("out", "o", "-", "write the merged results JSON here")
+	o := addOutputFlags(fl, false)
+	if code, ok := parseReportFlags(fl, args, "merge", stderr); !ok {
+		return code
+	}
+	if fl.NArg() == 0 {
+		return reportError(stderr, "merge", fmt.Errorf("no results files"))
+	}
+	docs, err := readDocs(fl.Args(), stdin)
+	if err != nil {
+		return reportError(stderr, "merge", err)
+	}
+	merged, warnings, err := reports.Merge(docs...)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentconform report merge: %v\n", err)
+		return exitUsage
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agentconform report merge: warning: %s\n", w)
+	}
+	write := func(w io.Writer) error { return reports.WriteResultsJSON(w, merged) }
+	if *out == "-" {
+		err = write(stdout)
+	} else {
+		err = writeReportFile(*out, write)
+	}
+	if err == nil {
+		err = o.write(merged, stdout, reports.SummaryOptions{})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentconform report merge: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+const diffUsage = `Usage: agentconform report diff [flags] OLD NEW
+
+Compares two results check by check (per adapter, case and check): new
+failures (failing in NEW, not in OLD), fixed checks (failing in OLD, not in
+NEW) and every other changed verdict.
+
+Exit codes: 0 no new failure, 1 new failures, 2 usage or I/O error.
+
+Flags:
+`
+
+func reportDiff(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := newReportFlags("diff", diffUsage, stderr)
+	format := fl.String("format", "text", "output format: text, markdown or json")
+	if code, ok := parseReportFlags(fl, args, "diff", stderr); !ok {
+		return code
+	}
+	if fl.NArg() != 2 {
+		return reportError(stderr, "diff", fmt.Errorf("want OLD and NEW results files, got %d arguments", fl.NArg()))
+	}
+	switch *format {
+	case "text", "markdown", "json":
+	default:
+		return reportError(stderr, "diff", fmt.Errorf("--format %q: want text, markdown or json", *format))
+	}
+	docs, err := readDocs(fl.Args(), stdin)
+	if err != nil {
+		return reportError(stderr, "diff", err)
+	}
+	d := reports.Diff(docs[0], docs[1])
+	switch *format {
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(d)
+	case "markdown":
+		err = reports.WriteDiffMarkdown(stdout, d)
+	default:
+		err = reports.WriteDiffText(stdout, d)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentconform report diff: %v\n", err)
+		return exitUsage
+	}
+	if len(d.NewFailures) > 0 {
+		return exitFindings
+	}
+	return exitOK
+}
+
+const gateUsage = `Usage: agentconform report gate [flags] RESULTS...
+
+The CI gate: judges results against a baseline of expected failures.
+Failures the baseline lists pass; any other failure fails the gate; baseline
+entries that no longer fail are reported stale. Prints what to change (the
+lines to add to or delete from the baseline). Inside GitHub Actions
+(GITHUB_ACTIONS=true) it also writes error and warning annotations.
+
+Exit codes: 0 no new failure, 1 new failures, 2 usage or I/O error.
+
+Flags:
+`
+
+func reportGate(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := newReportFlags("gate", gateUsage, stderr)
+	baseline := fl.String("baseline", "", "file of expected failures (\"<case-id> [<check-id>]\" per line); without it every failure is new")
+	strict := fl.Bool("strict", false, "make NON-STRICT (SHOULD) failures fail, whatever the runs were started with")
+	writeBase := fl.String("write-baseline", "", "write the results' failures as a baseline file (to accept them)")
+	o := addOutputFlags(fl, true)
+	if code, ok := parseReportFlags(fl, args, "gate", stderr); !ok {
+		return code
+	}
+	if fl.NArg() == 0 {
+		return reportError(stderr, "gate", fmt.Errorf("no results files"))
+	}
+	docs, err := readDocs(fl.Args(), stdin)
+	if err != nil {
+		return reportError(stderr, "gate", err)
+	}
+	doc, warnings, err := reports.Merge(docs...)
+	if err != nil {
+		return reportError(stderr, "gate", err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "agentconform report gate: warning: %s\n", w)
+	}
+	var b *reports.Baseline
+	if *baseline != "" {
+		if b, err = reports.ReadBaseline(*baseline); err != nil {
+			return reportError(stderr, "gate", err)
+		}
+	}
+	reports.ApplyBaseline(doc, b, reports.GateOptions{Strict: *strict})
+	if err := o.write(doc, stdout, reports.SummaryOptions{Baseline: b}); err != nil {
+		fmt.Fprintf(stderr, "agentconform report gate: %v\n", err)
+		return exitUsage
+	}
+	if *writeBase != "" {
+		if err := writeReportFile(*writeBase, func(w io.Writer) error { return reports.WriteBaseline(w, doc) }); err != nil {
+			fmt.Fprintf(stderr, "agentconform report gate: %v\n", err)
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "Baseline written: %s\n", *writeBase)
+	}
+	if err := reports.WriteGate(stdout, doc, b); err != nil {
+		return exitUsage
+	}
+	if inGitHubActions() {
+		reports.WriteAnnotations(stdout, doc, b, "")
+	}
+	if !reports.Passed(doc) {
+		return exitFindings
+	}
+	return exitOK
+}
+
+func inGitHubActions() bool { return os.Getenv("GITHUB_ACTIONS") == "true" }
+
+const publishUsage = `Usage: agentconform report publish [flags]
+
+Regenerates the published example in reports/examples: runs the reference
+adapters against the fake CLIs (every case), adds the official SDK drivers'
+results found there (sdk-*.json), and writes reference.json, index.md and
+index.html. Paths of this machine (the temporary work directory, this
+executable) are replaced by placeholders. Run it from the repository root:
+
+  go run ./cmd/agentconform report publish
+
+Flags:
+`
+
+func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fl := newReportFlags("publish", publishUsage, stderr)
+	dir := fl.String("dir", filepath.Join("reports", "examples"), "the example directory")
+	reuse := fl.Bool("no-run", false, "do not run the reference adapters; re-render from the directory's reference.json")
+	jobs := fl.Int("jobs", 2, "cases run at once (few, so that timing-sensitive cases stay stable on a busy machine)")
+	if code, ok := parseReportFlags(fl, args, "publish", stderr); !ok {
+		return code
+	}
+	if fl.NArg() > 0 {
+		return reportError(stderr, "publish", fmt.Errorf("unexpected argument %q", fl.Arg(0)))
+	}
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		return reportError(stderr, "publish", err)
+	}
+	refPath := filepath.Join(*dir, "reference.json")
+	var ref *reports.Document
+	if *reuse {
+		d, err := reports.ReadResultsFile(refPath)
+		if err != nil {
+			return reportError(stderr, "publish", err)
+		}
+		ref = d
+	} else {
+		d, err := runReference(ctx, *jobs)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentconform report publish: %v\n", err)
+			return exitUsage
+		}
+		ref = d
+		if err := reports.WriteResultsFile(refPath, ref); err != nil {
+			fmt.Fprintf(stderr, "agentconform report publish: %v\n", err)
+			return exitUsage
+		}
+	}
+	all := reports.Join(ref)
+	sdk, _ := filepath.Glob(filepath.Join(*dir, "sdk-*.json"))
+	sort.Strings(sdk)
+	for _, p := range sdk {
+		d, err := reports.ReadResultsFile(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentconform report publish: %v\n", err)
+			return exitUsage
+		}
+		all = reports.Join(all, d)
+	}
+	reports.Scrub(all, machinePaths())
+	var names []string
+	for _, r := range all.Runs {
+		names = append(names, r.Meta.Adapter)
+	}
+	intro := "What agentconform finds, before you install it: the reference adapters (conformance/reference) and the drivers of the official SDKs (conformance/drivers) run against the fake CLIs, every fixture, every check. Regenerate with: go run ./cmd/agentconform report publish"
+	title := "agentconform: reference adapters and official SDKs"
+	if err := writeReportFile(filepath.Join(*dir, "index.html"), func(w io.Writer) error {
+		return reports.WriteResultsHTML(w, all, reports.HTMLOptions{Title: title, Intro: intro})
+	}); err != nil {
+		fmt.Fprintf(stderr, "agentconform report publish: %v\n", err)
+		return exitUsage
+	}
+	if err := writeReportFile(filepath.Join(*dir, "index.md"), func(w io.Writer) error {
+		if _, err := fmt.Fprintf(w, "<!-- Generated by: go run ./cmd/agentconform report publish. Do not edit. -->\n\n%s\n\n", intro); err != nil {
+			return err
+		}
+		return reports.WriteResultsMarkdown(w, all, reports.MarkdownOptions{Title: title, ReportURL: "[index.html](index.html)", MaxBytes: 1 << 20})
+	}); err != nil {
+		fmt.Fprintf(stderr, "agentconform report publish: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "Published %s (%s): reference.json, index.md, index.html\n", *dir, strings.Join(names, ", "))
+	return exitOK
+}
+
+// runReference runs the reference adapters on every case, in a work
+// directory it then scrubs from the results.
+func runReference(ctx context.Context, jobs int) (*reports.Document, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "agentconform-publish-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	doc := reports.NewDocument()
+	for _, a := range referenceAdapters(self) {
+		res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: fakecli.Executable(self), Jobs: jobs, Seed: 1, Timeout: 20 * time.Second,
+			WorkDir: filepath.Join(work, strings.ReplaceAll(a.Name, "/", "-"))})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a.Name, err)
+		}
+		doc.Runs = append(doc.Runs, res)
+	}
+	repl := []string{work, "$WORK", self, "agentconform"}
+	if real, err := filepath.EvalSymlinks(work); err == nil && real != work {
+		repl = append(repl, real, "$WORK")
+	}
+	r := strings.NewReplacer(repl...)
+	reports.Scrub(doc, r.Replace)
+	return doc, nil
+}
+
+// machinePaths rewrites what is left of this machine in results others
+// wrote (the SDK drivers' runs): the working directory, the home
+// directory and the temporary directory.
+func machinePaths() func(string) string {
+	var repl []string
+	if wd, err := os.Getwd(); err == nil && len(wd) > 1 {
+		repl = append(repl, wd+string(filepath.Separator), "", wd, ".")
+	}
+	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
+		repl = append(repl, home, "~")
+	}
+	r := strings.NewReplacer(repl...)
+	tmp := regexp.MustCompile(regexp.QuoteMeta(filepath.Clean(os.TempDir())) + `/[^\s"'\\]*`)
+	return func(s string) string {
+		return tmp.ReplaceAllStringFunc(r.Replace(s), func(p string) string {
+			return "$TMP/" + filepath.Base(p)
+		})
+	}
+}

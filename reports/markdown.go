@@ -1,0 +1,331 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/agentconform/agentconform/conformance"
+)
+
+// MarkdownOptions adjust WriteResultsMarkdown.
+type MarkdownOptions struct {
+	// Title heads the report; "" means "agentconform".
+	Title string
+	// ReportURL, if set, is linked as the full (HTML) report.
+	ReportURL string
+	// MaxBytes bounds the output; 0 means 60000, which fits a pull-request
+	// comment (GitHub takes 65536 characters). The matrix is shortened
+	// first (only rows that are not all PASS or SKIP, then a row count),
+	// then the failure details.
+	MaxBytes int
+}
+
+// verdictEmoji marks verdicts in Markdown, where color is not available.
+var verdictEmoji = map[conformance.Verdict]string{
+	conformance.Pass: "✅", conformance.Fail: "❌", conformance.Crash: "💥", conformance.Timeout: "⏱️",
+	conformance.NonStrict: "⚠️", conformance.Informational: "ℹ️", conformance.Skip: "⏭️",
+}
+
+// WriteResultsMarkdown writes doc as GitHub-flavored Markdown for a
+// pull-request comment or $GITHUB_STEP_SUMMARY: the gate and the verdict
+// counts per adapter, the new failures first (requirement, expected,
+// actual, diff, reproduce command), stale baseline entries, then the
+// matrix of cases by adapter.
+func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
+	limit := o.MaxBytes
+	if limit <= 0 {
+		limit = 60000
+	}
+	m := buildMatrix(doc)
+	fails := newFailures(m)
+	head := mdHead(doc, m, fails, o)
+	foot := mdFoot(doc, o)
+	budget := limit - len(head) - len(foot)
+	// Failure details first, as many as leave room for a short matrix.
+	details := mdFailures(fails, len(fails))
+	stale := mdStale(doc)
+	for n := len(fails); len(details)+len(stale) > budget*3/4 && n > 0; n /= 2 {
+		details = mdFailures(fails, n/2)
+	}
+	budget -= len(details) + len(stale)
+	mat := mdMatrix(m, false, -1)
+	if len(mat) > budget {
+		mat = mdMatrix(m, true, -1)
+	}
+	for n := len(m.Rows); len(mat) > budget && n > 0; n = n * 3 / 4 {
+		mat = mdMatrix(m, true, n)
+	}
+	if len(mat) > budget {
+		mat = ""
+	}
+	var out bytes.Buffer
+	out.WriteString(head)
+	out.WriteString(details)
+	out.WriteString(stale)
+	out.WriteString(mat)
+	out.WriteString(foot)
+	_, err := w.Write(out.Bytes())
+	return err
+}
+
+func mdHead(doc *Document, m *matrix, fails []newFailure, o MarkdownOptions) string {
+	var b strings.Builder
+	title := o.Title
+	if title == "" {
+		title = "agentconform"
+	}
+	switch {
+	case len(doc.Runs) == 0:
+		fmt.Fprintf(&b, "## %s: no results\n\n", mdText(title))
+	case len(fails) == 0:
+		fmt.Fprintf(&b, "## %s: ✅ no new failures\n\n", mdText(title))
+	default:
+		fmt.Fprintf(&b, "## %s: ❌ %s\n\n", mdText(title), plural(len(fails), "new failure"))
+	}
+	b.WriteString("| adapter | cases |")
+	for _, v := range verdictOrder {
+		fmt.Fprintf(&b, " %s %s |", verdictEmoji[v], v)
+	}
+	b.WriteString(" new | baseline | stale | gate |\n|---|---:|")
+	for range verdictOrder {
+		b.WriteString("---:|")
+	}
+	b.WriteString("---:|---:|---:|---|\n")
+	for i, r := range m.Runs {
+		_, cases := verdictCounts(r)
+		fmt.Fprintf(&b, "| %s | %d |", mdText(m.Columns[i]), len(r.Cases))
+		for _, v := range verdictOrder {
+			fmt.Fprintf(&b, " %d |", cases[v])
+		}
+		gate := "✅ pass"
+		if !r.Gate.Passed {
+			gate = "❌ fail"
+		}
+		fmt.Fprintf(&b, " %d | %d | %d | %s |\n", len(r.Gate.New), len(r.Gate.Expected), len(r.Gate.Stale), gate)
+	}
+	b.WriteString("\nCases by their worst check verdict; new, baseline and stale count checks.\n\n")
+	return b.String()
+}
+
+func mdFailures(fails []newFailure, detailed int) string {
+	if len(fails) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### New failures (%d)\n\n", len(fails))
+	for i, f := range fails {
+		k := f.Check
+		if i >= detailed {
+			fmt.Fprintf(&b, "- %s %s `%s` on `%s` (%s)\n", verdictEmoji[k.Verdict], k.Verdict, mdCodeText(k.Check), mdCodeText(f.Case.ID), mdText(f.Column))
+			continue
+		}
+		fmt.Fprintf(&b, "<details><summary>%s %s <code>%s</code> on <code>%s</code> · %s</summary>\n\n",
+			verdictEmoji[k.Verdict], k.Verdict, html.EscapeString(k.Check), html.EscapeString(f.Case.ID), html.EscapeString(f.Column))
+		fmt.Fprintf(&b, "**Requirement:** %s (%s, %s)\n\n", mdText(k.Requirement), mdText(k.Level), mdText(k.Source))
+		if k.Expected != "" {
+			fmt.Fprintf(&b, "**Expected:** %s\n\n", mdText(clipText(k.Expected, 1500)))
+		}
+		if k.Actual != "" {
+			fmt.Fprintf(&b, "**Actual:** %s\n\n", mdText(clipText(k.Actual, 1500)))
+		}
+		if k.Diff != "" {
+			b.WriteString(fenced(clipText(k.Diff, 3000), "diff"))
+		}
+		fmt.Fprintf(&b, "Reproduce:\n\n%s</details>\n\n", fenced(f.Case.Reproduce, "sh"))
+	}
+	if detailed < len(fails) {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func mdStale(doc *Document) string {
+	var b strings.Builder
+	for _, r := range doc.Runs {
+		if len(r.Gate.Stale) == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("### Stale baseline entries\n\nThese no longer fail: delete them from the baseline.\n\n")
+		}
+		for _, s := range r.Gate.Stale {
+			fmt.Fprintf(&b, "- `%s` (%s)\n", mdCodeText(s), mdText(r.Meta.Adapter))
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// mdMatrix renders the matrix; onlyInteresting keeps rows where some
+// adapter did not pass (or skip); maxRows < 0 means all.
+func mdMatrix(m *matrix, onlyInteresting bool, maxRows int) string {
+	if len(m.Rows) == 0 {
+		return ""
+	}
+	var rows []*matrixRow
+	for _, r := range m.Rows {
+		if onlyInteresting && !interesting(r) {
+			continue
+		}
+		rows = append(rows, r)
+	}
+	var b strings.Builder
+	what := fmt.Sprintf("%s × %s", plural(len(m.Rows), "case"), plural(len(m.Columns), "adapter"))
+	if onlyInteresting {
+		what += fmt.Sprintf(", the %s where some adapter did not pass", plural(len(rows), "case"))
+	}
+	open := ""
+	if len(rows) <= 40 {
+		open = " open"
+	}
+	fmt.Fprintf(&b, "### Matrix\n\n<details%s><summary>%s</summary>\n\n", open, html.EscapeString(what))
+	if len(rows) == 0 {
+		b.WriteString("Every case passed or was skipped on every adapter.\n\n</details>\n\n")
+		return b.String()
+	}
+	b.WriteString("| CLI | version | case |")
+	for _, c := range m.Columns {
+		fmt.Fprintf(&b, " %s |", mdText(c))
+	}
+	b.WriteString("\n|---|---|---|")
+	for range m.Columns {
+		b.WriteString(":-:|")
+	}
+	b.WriteString("\n")
+	for i, r := range rows {
+		if maxRows >= 0 && i >= maxRows {
+			fmt.Fprintf(&b, "\n… and %s more; the HTML report has them all.\n", plural(len(rows)-i, "row"))
+			break
+		}
+		version := r.Version
+		if version == "" {
+			version = "—"
+		}
+		fmt.Fprintf(&b, "| %s | %s | `%s` |", mdText(r.CLI), mdText(version), mdCodeText(r.Case))
+		for _, c := range r.Cells {
+			fmt.Fprintf(&b, " %s |", mdCell(c))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n</details>\n\n")
+	return b.String()
+}
+
+func interesting(r *matrixRow) bool {
+	for _, c := range r.Cells {
+		if c != nil && c.Case.Verdict != conformance.Pass && c.Case.Verdict != conformance.Skip {
+			return true
+		}
+	}
+	return false
+}
+
+func mdCell(c *matrixCell) string {
+	if c == nil {
+		return "·"
+	}
+	v := c.Case.Verdict
+	switch {
+	case v == conformance.Pass || v == conformance.Skip:
+		return verdictEmoji[v]
+	case c.Expected:
+		return verdictEmoji[v] + " " + string(v) + " (baseline)"
+	case c.New:
+		return verdictEmoji[v] + " **" + string(v) + "**"
+	}
+	return verdictEmoji[v] + " " + string(v)
+}
+
+func mdFoot(doc *Document, o MarkdownOptions) string {
+	var b strings.Builder
+	if o.ReportURL != "" {
+		fmt.Fprintf(&b, "Full report (every case's requirement, diff and wire log): %s\n\n", o.ReportURL)
+	}
+	versions := map[string]bool{}
+	var meta []string
+	for _, r := range doc.Runs {
+		versions[r.Meta.Tool+" "+r.Meta.Version] = true
+	}
+	for v := range versions {
+		meta = append(meta, strings.TrimSpace(v))
+	}
+	sort.Strings(meta)
+	var seeds []string
+	for _, r := range doc.Runs {
+		s := fmt.Sprintf("%s: seed %d", r.Meta.Adapter, r.Meta.Seed)
+		if r.Meta.Shard != "" {
+			s += ", shard " + r.Meta.Shard
+		}
+		if r.Meta.Strict {
+			s += ", strict"
+		}
+		seeds = append(seeds, s)
+	}
+	if len(meta) > 0 {
+		fmt.Fprintf(&b, "<sub>%s; %s</sub>\n", html.EscapeString(strings.Join(meta, ", ")), html.EscapeString(strings.Join(seeds, "; ")))
+	}
+	return b.String()
+}
+
+// mdText escapes s for Markdown text (also inside table cells): HTML
+// specials become entities, Markdown punctuation is backslash-escaped, and
+// line breaks become spaces.
+func mdText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '\\', '`', '*', '_', '[', ']', '|', '~', '#', '!', '{', '}':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\n', '\r', '\t':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdCodeText makes s safe inside a `code span` in a table: no backticks,
+// pipes or line breaks.
+func mdCodeText(s string) string {
+	return strings.NewReplacer("`", "'", "|", "¦", "\n", " ", "\r", " ").Replace(s)
+}
+
+// fenced wraps s in a code fence longer than any backtick run in s.
+func fenced(s, lang string) string {
+	run, longest := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + lang + "\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n\n"
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf(" … (%d more bytes)", len(s)-cut)
+}

@@ -1,0 +1,245 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentconform/agentconform/conformance"
+)
+
+// IsTerminal reports whether w is an interactive terminal: an *os.File that
+// is a character device other than the null device. Progress lines and
+// colors are written only to terminals.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	if null, err := os.Stat(os.DevNull); err == nil && os.SameFile(st, null) {
+		return false
+	}
+	return true
+}
+
+// ColorEnabled reports whether to color output to w: a terminal, NO_COLOR
+// unset or empty (https://no-color.org), and TERM not "dumb".
+func ColorEnabled(w io.Writer) bool {
+	return IsTerminal(w) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+}
+
+// verdictOrder is the column order of summary tables.
+var verdictOrder = []conformance.Verdict{conformance.Pass, conformance.Fail, conformance.NonStrict, conformance.Crash,
+	conformance.Timeout, conformance.Informational, conformance.Skip}
+
+// ansi colors per verdict.
+var verdictColor = map[conformance.Verdict]string{
+	conformance.Pass: "32", conformance.Fail: "31", conformance.Crash: "1;31", conformance.Timeout: "33",
+	conformance.NonStrict: "33", conformance.Informational: "36", conformance.Skip: "2",
+}
+
+func paint(on bool, code, s string) string {
+	if !on || code == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// Progress prints one status line on a terminal while a run goes (cases
+// done, passes, failures, elapsed time), rewritten in place at most ten
+// times a second. A Progress for a writer that is not a terminal (a pipe,
+// a file, a CI log) prints nothing. It is safe for concurrent use.
+type Progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	on      bool
+	color   bool
+	strict  bool
+	adapter string
+	start   time.Time
+	last    time.Time
+	done    int
+	pass    int
+	fail    int
+	skip    int
+	shown   bool
+	now     func() time.Time
+}
+
+// NewProgress returns a Progress on w; it prints only if w is a terminal.
+func NewProgress(w io.Writer, strict bool) *Progress {
+	return newProgress(w, strict, IsTerminal(w), ColorEnabled(w))
+}
+
+func newProgress(w io.Writer, strict, on, color bool) *Progress {
+	return &Progress{w: w, on: on, color: color, strict: strict, now: time.Now}
+}
+
+// Start begins counting a new adapter's run.
+func (p *Progress) Start(adapter string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.adapter, p.start, p.done, p.pass, p.fail, p.skip = adapter, p.now(), 0, 0, 0, 0
+	p.last = time.Time{}
+}
+
+// Case counts one finished case and redraws the line.
+func (p *Progress) Case(c *conformance.CaseResult) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	switch {
+	case c.Verdict.Failed(p.strict):
+		p.fail++
+	case c.Verdict == conformance.Skip:
+		p.skip++
+	default:
+		p.pass++
+	}
+	if now := p.now(); now.Sub(p.last) >= 100*time.Millisecond {
+		p.last = now
+		p.draw()
+	}
+}
+
+func (p *Progress) draw() {
+	if !p.on {
+		return
+	}
+	el := p.now().Sub(p.start).Round(time.Second)
+	line := fmt.Sprintf("%s: %d cases, %s passed, %s failed, %d skipped, %s",
+		p.adapter, p.done, paint(p.color, "32", fmt.Sprint(p.pass)), paint(p.color && p.fail > 0, "31", fmt.Sprint(p.fail)), p.skip, formatElapsed(el))
+	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+	p.shown = true
+}
+
+// Clear erases the status line, before other output.
+func (p *Progress) Clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.on && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+func formatElapsed(d time.Duration) string {
+	m := int(d / time.Minute)
+	s := int((d % time.Minute) / time.Second)
+	return fmt.Sprintf("%d:%02d elapsed", m, s)
+}
+
+// SummaryOptions adjust WriteSummary.
+type SummaryOptions struct {
+	// Quiet leaves out the failure details (new failures are still listed).
+	Quiet bool
+	// Color colors verdicts (see ColorEnabled).
+	Color bool
+	// Out names where the results were written, for the last line.
+	Out string
+	// Baseline is the baseline the gate used, to name the lines of stale
+	// entries.
+	Baseline *Baseline
+}
+
+// WriteSummary prints what a terminal user reads after a run: every new
+// failure with its requirement, expected, actual and reproduce command;
+// then a table of check verdicts per adapter and family; then each run's
+// gate and what to change (new failures to fix or baseline, stale baseline
+// entries to delete).
+func WriteSummary(w io.Writer, doc *Document, o SummaryOptions) error {
+	ew := &errWriter{w: w}
+	if !o.Quiet {
+		for _, res := range doc.Runs {
+			for _, cr := range res.Cases {
+				for _, r := range cr.Checks {
+					if r.Verdict.Failed(res.Meta.Strict) && !r.Baselined {
+						s := conformance.FormatFailure(cr, r)
+						if o.Color {
+							s = paint(true, verdictColor[r.Verdict], string(r.Verdict)) + strings.TrimPrefix(s, string(r.Verdict))
+						}
+						ew.printf("%s\n\n", s)
+					}
+				}
+			}
+		}
+	}
+	ew.printf("%-20s %-11s", "adapter", "family")
+	for _, v := range verdictOrder {
+		ew.printf(" %13s", v)
+	}
+	ew.printf("\n")
+	for _, res := range doc.Runs {
+		counts := map[conformance.Family]map[conformance.Verdict]int{}
+		for _, cr := range res.Cases {
+			for _, r := range cr.Checks {
+				if counts[r.Family] == nil {
+					counts[r.Family] = map[conformance.Verdict]int{}
+				}
+				counts[r.Family][r.Verdict]++
+			}
+		}
+		for _, f := range conformance.Families {
+			ew.printf("%-20s %-11s", clipLeft(res.Meta.Adapter, 20), f)
+			for _, v := range verdictOrder {
+				n := counts[f][v]
+				cell := fmt.Sprintf(" %13d", n)
+				if n > 0 && v != conformance.Pass && v != conformance.Skip {
+					cell = paint(o.Color, verdictColor[v], cell)
+				}
+				ew.printf("%s", cell)
+			}
+			ew.printf("\n")
+		}
+	}
+	lines := map[string]int{}
+	if o.Baseline != nil {
+		for _, e := range o.Baseline.Entries {
+			lines[e.Key] = e.Line
+		}
+	}
+	for _, res := range doc.Runs {
+		g := res.Gate
+		state := paint(o.Color, "1;32", "PASS")
+		if !g.Passed {
+			state = paint(o.Color, "1;31", "FAIL")
+		}
+		ew.printf("\n%s: %s: %d cases in %.1fs; %d new failures, %d expected (baseline), %d stale baseline entries\n",
+			state, res.Meta.Adapter, len(res.Cases), res.Meta.Duration, len(g.New), len(g.Expected), len(g.Stale))
+		for _, s := range g.Stale {
+			where := ""
+			if n := lines[s]; n > 0 && o.Baseline.File != "" {
+				where = fmt.Sprintf(" (%s:%d)", o.Baseline.File, n)
+			}
+			ew.printf("  stale baseline entry (no longer fails; delete it)%s: %s\n", where, s)
+		}
+		if len(g.New) > 0 {
+			if o.Quiet {
+				for _, n := range g.New {
+					ew.printf("  new failure: %s\n", n)
+				}
+			}
+			if o.Baseline != nil {
+				ew.printf("  to accept the new failures, add their \"<case-id> <check-id>\" lines to %s\n", o.Baseline.name())
+			}
+		}
+	}
+	if o.Out != "" {
+		ew.printf("Results: %s\n", o.Out)
+	}
+	return ew.err
+}
+
+func clipLeft(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n+3:]
+}
