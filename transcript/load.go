@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentconform/agentconform/dialect"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/jsonl"
-	"github.com/agentconform/agentconform/dialect"
 )
 
 // Error is one problem in a transcript file, located by line, byte offset
