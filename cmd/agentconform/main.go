@@ -53,6 +53,8 @@ func commands() []command {
 		{"validate", "check captured JSONL streams line by line against schemas and sequence rules", runValidate},
 		{"fake", "install fake claude, codex and gemini executables that replay transcripts", runFake},
 		{"record", "run a real CLI, pass its stdio through, and record a redacted transcript", runRecord},
+		{"capture", "run the real CLIs against a built-in mock model API and write redacted transcripts", runCapture},
+		{"drift", "capture the installed CLIs and compare with the previous version's fixtures; exit 1 on drift", runDrift},
 		{"adapter", "run the reference adapter: the harness protocol on stdio, unified or shim events out", runAdapter},
 	}
 }

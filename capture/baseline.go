@@ -1,0 +1,175 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentconform/agentconform/fixtures"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+// Baseline is where drift finds the transcript a capture is compared
+// with: the embedded fixtures, or a directory of captures or fixtures.
+type Baseline struct {
+	// Dir is a directory laid out as capture writes (Dir/<cli>/<version>/<scenario>.jsonl)
+	// or as the fixtures are (Dir/<cli>/<scenario>.jsonl); "" means the
+	// embedded fixtures.
+	Dir string
+}
+
+// Name says where the baseline comes from.
+func (b Baseline) Name() string {
+	if b.Dir == "" {
+		return "embedded fixtures"
+	}
+	return b.Dir
+}
+
+// Load returns the baseline transcript for a capture of cli's scenario at
+// version: in a capture directory, the one of the newest version older
+// than version (else the newest not newer); in a fixtures layout, the
+// fixture. It returns nil and no error when there is none.
+func (b Baseline) Load(cli, version, scenario string) (*transcript.Transcript, error) {
+	if b.Dir == "" {
+		t, err := fixtures.Load(cli + "/" + scenario)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return t, err
+	}
+	entries, err := os.ReadDir(filepath.Join(b.Dir, cli))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var older, notNewer string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		v := e.Name()
+		if _, err := os.Stat(filepath.Join(b.Dir, cli, v, scenario+".jsonl")); err != nil {
+			continue
+		}
+		c := compareVersions(v, version)
+		if c < 0 && (older == "" || compareVersions(v, older) > 0) {
+			older = v
+		}
+		if c <= 0 && (notNewer == "" || compareVersions(v, notNewer) > 0) {
+			notNewer = v
+		}
+	}
+	pick := older
+	if pick == "" {
+		pick = notNewer
+	}
+	var p string
+	if pick != "" {
+		p = filepath.Join(b.Dir, cli, pick, scenario+".jsonl")
+	} else if _, err := os.Stat(filepath.Join(b.Dir, cli, scenario+".jsonl")); err == nil {
+		p = filepath.Join(b.Dir, cli, scenario+".jsonl")
+	} else {
+		return nil, nil
+	}
+	t, err := transcript.LoadFile(os.DirFS(filepath.Dir(p)), filepath.Base(p), transcript.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("capture: baseline %s: %w", p, err)
+	}
+	t.Name = p
+	return t, nil
+}
+
+// compareVersions orders dotted versions numerically segment by segment
+// ("0.61.0" < "0.169.0"); a non-numeric segment compares as a string.
+func compareVersions(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) || i < len(bs); i++ {
+		var x, y string
+		if i < len(as) {
+			x = as[i]
+		}
+		if i < len(bs) {
+			y = bs[i]
+		}
+		xn, xerr := strconv.Atoi(x)
+		yn, yerr := strconv.Atoi(y)
+		switch {
+		case xerr == nil && yerr == nil:
+			if xn != yn {
+				if xn < yn {
+					return -1
+				}
+				return 1
+			}
+		case x != y:
+			return strings.Compare(x, y)
+		}
+	}
+	return 0
+}
+
+// DriftReport compares one capture with its baseline and with the
+// observed schema.
+type DriftReport struct {
+	CLI      string `json:"cli"`
+	Scenario string `json:"scenario"`
+	Version  string `json:"cli_version"`
+	// Baseline names the transcript compared with; BaselineVersion and
+	// BaselineSource are from its header. Baseline is "" when there was
+	// none.
+	Baseline        string `json:"baseline,omitempty"`
+	BaselineVersion string `json:"baseline_version,omitempty"`
+	BaselineSource  string `json:"baseline_source,omitempty"`
+	// Changes are the differences in shape.
+	Changes []Change `json:"changes,omitempty"`
+	// SchemaFile is the observed schema the capture was validated by;
+	// Schema lists what it did not know, Violations what broke it.
+	SchemaFile string   `json:"schema,omitempty"`
+	Schema     []string `json:"schema_drift,omitempty"`
+	Violations []string `json:"violations,omitempty"`
+}
+
+// Drifted reports whether anything changed or is unknown.
+func (r *DriftReport) Drifted() bool {
+	return len(r.Changes) > 0 || len(r.Schema) > 0 || len(r.Violations) > 0
+}
+
+// CompareCapture compares a captured transcript with its baseline (the
+// shape: event kinds, fields, values, order, exits) and validates it under
+// the observed profile (schema drift and violations).
+func CompareCapture(ctx context.Context, t *transcript.Transcript, b Baseline) (*DriftReport, error) {
+	h := t.Header
+	r := &DriftReport{CLI: h.CLI, Scenario: h.Scenario, Version: h.CLIVersion}
+	base, err := b.Load(h.CLI, h.CLIVersion, h.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if base != nil {
+		r.Baseline = base.Name
+		if b.Dir == "" {
+			r.Baseline = "fixture " + base.Name
+		}
+		r.BaselineVersion, r.BaselineSource = base.Header.CLIVersion, base.Header.Source
+		r.Changes = Compare(ShapeOf(base), ShapeOf(t))
+	}
+	v, err := Validate(ctx, t, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.SchemaFile = v.Result.SchemaFile
+	for _, d := range v.Result.Drift {
+		r.Schema = append(r.Schema, fmt.Sprintf("%s %q at %s (%d×)", d.RuleID, d.Name, d.Pointer, d.Count))
+	}
+	for _, f := range v.Violations {
+		r.Violations = append(r.Violations, f.String())
+	}
+	return r, nil
+}

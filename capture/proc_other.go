@@ -1,0 +1,19 @@
+//go:build !unix
+
+package capture
+
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+)
+
+func setGroup(*exec.Cmd) {}
+
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = cmd.Process.Kill()
+	}
+}
+
+func killPG(int, syscall.Signal) error { return errors.New("no process groups") }

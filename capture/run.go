@@ -1,0 +1,823 @@
+package capture
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentconform/agentconform/capture/mock"
+	"github.com/agentconform/agentconform/recorder"
+	"github.com/agentconform/agentconform/redact"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+// Defaults of Options' zero values.
+const (
+	// DefaultTimeout bounds each CLI process.
+	DefaultTimeout = 2 * time.Minute
+	// DefaultInterruptDelay is how long after a tool starts the driver
+	// interrupts it, so that the tool is running when the interrupt comes.
+	DefaultInterruptDelay = time.Second
+	// DefaultExitGrace is how long a CLI has to exit after an interrupting
+	// signal (or after its stdin is closed) before its process group is
+	// killed.
+	DefaultExitGrace = 20 * time.Second
+)
+
+// ProjectPath is what the project directory is called in transcripts.
+const ProjectPath = "/home/user/project"
+
+// Options configure captures.
+type Options struct {
+	// WorkDir is where the throwaway sandboxes go; "" means
+	// os.UserCacheDir()/agentconform/capture-work (not the system temp
+	// directory, where Codex refuses to create its helper binaries).
+	WorkDir string
+	// KeepWork keeps each sandbox after the run, for debugging.
+	KeepWork bool
+	// Timeout bounds each CLI process; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// InterruptDelay and ExitGrace: see the defaults.
+	InterruptDelay, ExitGrace time.Duration
+	// Strace, when set, is the strace executable: each process that the
+	// driver does not signal runs under "strace -f -e trace=connect", and
+	// every connect(2) to an address outside loopback is a leak in the
+	// Result.
+	Strace string
+	// Log receives progress lines; nil discards them.
+	Log func(format string, args ...any)
+}
+
+func (o Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		o.Log(format, args...)
+	}
+}
+
+// DefaultWorkDir is the default Options.WorkDir.
+func DefaultWorkDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "agentconform", "capture-work")
+}
+
+// Process is how one CLI process of a capture went.
+type Process struct {
+	// Argv is the invocation as recorded (redacted, argv[0] the CLI name).
+	Argv []string `json:"argv"`
+	// Exit is the exit status (128+N when signal N ended it).
+	Exit int `json:"exit"`
+	// Signal names the signal that ended it, if any.
+	Signal string `json:"signal,omitempty"`
+	// Interrupt is how the driver interrupted it ("control", "SIGINT",
+	// "SIGTERM"), if it did.
+	Interrupt string `json:"interrupt,omitempty"`
+	// TimedOut and Killed say the capture killed its process group.
+	TimedOut bool `json:"timed_out,omitempty"`
+	Killed   bool `json:"killed,omitempty"`
+	// SessionID is the session or thread id it reported.
+	SessionID string `json:"session_id,omitempty"`
+	// Duration is how long it ran.
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Result is one capture of one scenario with one CLI.
+type Result struct {
+	CLI         string `json:"cli"`
+	Version     string `json:"cli_version"`
+	Scenario    string `json:"scenario"`
+	Description string `json:"description"`
+	// Transcript is the redacted agentconform/v1 transcript (every process,
+	// joined by next_process).
+	Transcript *transcript.Transcript `json:"-"`
+	// File is where the transcript was written, if it was.
+	File string `json:"file,omitempty"`
+	// Duration is the wall time of the whole capture.
+	Duration  time.Duration `json:"duration_ns"`
+	Processes []Process     `json:"processes"`
+	// Requests is what the mock model API was asked.
+	Requests []mock.Request `json:"requests"`
+	// Leaks are attempts to reach anything outside loopback: connections
+	// to the proxy trap and, under Options.Strace, connect(2) calls to
+	// non-loopback addresses.
+	Leaks []string `json:"leaks,omitempty"`
+	// Straced says the leak check ran under strace.
+	Straced bool `json:"straced,omitempty"`
+}
+
+// Path is where a capture of cli version's scenario goes under dir:
+// dir/<cli>/<version>/<scenario>.jsonl.
+func Path(dir, cli, version, scenario string) string {
+	return filepath.Join(dir, cli, version, scenario+".jsonl")
+}
+
+// Capture runs one scenario with one CLI: it starts the mock model API and
+// the proxy trap, builds a sandbox, drives every process of the scenario
+// through the recorder, and returns the joined, redacted transcript. The
+// error is for what prevented a capture; how the CLI behaved is in the
+// Result.
+//
+// A scenario that interrupts a tool with a signal is captured twice, so
+// that its transcript replays like the fixtures do: the main path is a run
+// left alone (the tool completes), and an on_signal step at the tool's
+// start jumps to a branch holding what the CLI wrote and how it exited
+// after the signal in a second, interrupted run.
+func Capture(ctx context.Context, bin *Binary, sc Scenario, o Options) (*Result, error) {
+	p := sc.plan(bin.CLI)
+	if p == nil {
+		return nil, fmt.Errorf("capture: scenario %s does not apply to %s", sc.Name, bin.CLI)
+	}
+	start := time.Now()
+	res := &Result{CLI: bin.CLI, Version: bin.Version, Scenario: sc.Name, Description: p.description}
+	var run *oneRun
+	var err error
+	if sig := p.procs[0].interrupt; len(p.procs) == 1 && (sig == interruptSIGINT || sig == interruptSIGTERM) {
+		plain := p.procs[0]
+		plain.interrupt = interruptNone
+		main, err := captureOnce(ctx, bin, sc.Name, p, []proc{plain}, o)
+		if err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		cut, err := captureOnce(ctx, bin, sc.Name, p, p.procs, o)
+		if err != nil {
+			return nil, err
+		}
+		run = mergeInterrupted(bin.CLI, string(sig), main, cut)
+	} else if run, err = captureOnce(ctx, bin, sc.Name, p, p.procs, o); err != nil {
+		return nil, err
+	}
+	h := run.header
+	h.Format = transcript.Format
+	h.CLI = bin.CLI
+	h.CLIVersion = bin.Version
+	h.Scenario = sc.Name
+	h.Description = p.description
+	h.Cwd = ProjectPath
+	h.Source = "captured"
+	if len(run.procs) > 0 {
+		h.Argv = run.procs[0].Argv
+		if h.SessionID == "" {
+			h.SessionID = run.procs[0].SessionID
+		}
+	}
+	res.Transcript = &transcript.Transcript{Header: h, Steps: run.steps, Name: bin.CLI + "/" + sc.Name}
+	res.Processes = run.procs
+	res.Requests = run.requests
+	res.Leaks = run.leaks
+	res.Straced = run.straced
+	res.Duration = time.Since(start)
+	return res, ctx.Err()
+}
+
+// oneRun is one capture of a plan's processes.
+type oneRun struct {
+	header   transcript.Header
+	steps    []transcript.Step
+	procs    []Process
+	requests []mock.Request
+	leaks    []string
+	straced  bool
+}
+
+// captureOnce runs procs against a fresh mock, trap and sandbox.
+func captureOnce(ctx context.Context, bin *Binary, scenario string, p *plan, procs []proc, o Options) (*oneRun, error) {
+	api, err := mock.ForCLI(bin.CLI)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := mock.Start(api, p.script)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Close()
+	tr, err := startTrap()
+	if err != nil {
+		return nil, err
+	}
+	defer tr.close()
+
+	work := o.WorkDir
+	if work == "" {
+		work = DefaultWorkDir()
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	root, err := os.MkdirTemp(work, bin.CLI+"-"+scenario+"-")
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	if !o.KeepWork {
+		defer os.RemoveAll(root)
+	} else {
+		o.logf("%s/%s: sandbox kept in %s", bin.CLI, scenario, root)
+	}
+	sb, err := newSandbox(root, sandboxOptions{cli: bin.CLI, mockURL: srv.URL, trapURL: tr.url, path: os.Getenv("PATH"), settings: p.settings})
+	if err != nil {
+		return nil, err
+	}
+	for rel, content := range p.files {
+		f := filepath.Join(sb.Project, rel)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			return nil, fmt.Errorf("capture: %w", err)
+		}
+		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+			return nil, fmt.Errorf("capture: %w", err)
+		}
+	}
+	red := redact.New(redact.Options{
+		Home: sb.Home, Cwd: sb.Project, CwdAs: ProjectPath,
+		Secrets:  append(redact.EnvSecrets(sb.Env), mockAnthropicKey, mockOpenAIKey, mockGeminiKey),
+		Literals: redactLiterals(bin.Path),
+	})
+	run := &oneRun{}
+	session := ""
+	for i, pr := range procs {
+		d := &driver{cli: bin.CLI, p: pr}
+		rec, proc, err := d.run(ctx, bin, sb, red, session, o)
+		if err != nil {
+			return nil, fmt.Errorf("capture: %s/%s process %d: %w", bin.CLI, scenario, i+1, err)
+		}
+		proc.SessionID = red.String(proc.SessionID)
+		run.procs = append(run.procs, proc)
+		if i == 0 {
+			run.header = rec.Transcript.Header
+		} else {
+			run.steps = append(run.steps, transcript.Step{Op: transcript.OpNextProcess})
+		}
+		run.steps = append(run.steps, rec.Transcript.Steps...)
+		if proc.SessionID != "" {
+			session = d.rawSession
+		}
+		if d.straced {
+			run.leaks = append(run.leaks, d.leaks...)
+			run.straced = true
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	run.requests = srv.Requests()
+	for i := range run.requests {
+		run.requests[i].Body = nil
+	}
+	run.leaks = append(run.leaks, tr.hits()...)
+	return run, nil
+}
+
+// mergeInterrupted joins a run left alone (main) and a run interrupted by
+// sig (cut) into one transcript: main's steps with an on_signal step after
+// the line that started the tool, then a label and cut's steps after that
+// line (what the CLI did once signalled, and its exit). cut's session id
+// becomes main's, so the branch continues main's session.
+func mergeInterrupted(cli, sig string, main, cut *oneRun) *oneRun {
+	k := toolStartStep(cli, main.steps)
+	kc := toolStartStep(cli, cut.steps)
+	out := &oneRun{header: main.header, requests: append(main.requests, cut.requests...),
+		leaks: append(main.leaks, cut.leaks...), straced: main.straced || cut.straced}
+	mainProc, cutProc := main.procs[0], cut.procs[0]
+	mainProc.Interrupt = ""
+	out.procs = []Process{mainProc, cutProc}
+	if k < 0 || kc < 0 {
+		// Nothing to branch at: keep the interrupted run as it was.
+		out.steps = cut.steps
+		out.procs = []Process{cutProc}
+		return out
+	}
+	const label = "interrupted"
+	steps := append([]transcript.Step(nil), main.steps[:k+1]...)
+	steps = append(steps, transcript.Step{Op: transcript.OpOnSignal, OnSignal: map[string]string{sig: "goto:" + label}})
+	steps = append(steps, main.steps[k+1:]...)
+	steps = append(steps, transcript.Step{Op: transcript.OpLabel, Label: label})
+	for _, s := range cut.steps[kc+1:] {
+		if (s.Op == transcript.OpOut || s.Op == transcript.OpErr) && cutProc.SessionID != "" && mainProc.SessionID != "" {
+			s.Text = strings.ReplaceAll(s.Text, cutProc.SessionID, mainProc.SessionID)
+		}
+		steps = append(steps, s)
+	}
+	out.steps = steps
+	return out
+}
+
+// toolStartStep is the index of the first stdout step that starts a tool,
+// or -1.
+func toolStartStep(cli string, steps []transcript.Step) int {
+	for i, s := range steps {
+		if s.Op != transcript.OpOut {
+			continue
+		}
+		if ev := decodeEvent(s.Text); ev != nil && toolStarted(cli, ev) {
+			return i
+		}
+	}
+	return -1
+}
+
+// redactLiterals are local paths that must not reach a transcript: the
+// CLI's install directory (its stack traces name it). The sandbox itself
+// is covered by the home and working directory rules; a literal that is a
+// prefix of those paths would win over them, so none is added.
+func redactLiterals(binPath string) []string {
+	if real, err := filepath.EvalSymlinks(binPath); err == nil {
+		binPath = real
+	}
+	dir := filepath.Dir(binPath)
+	if i := strings.Index(dir, string(filepath.Separator)+"node_modules"+string(filepath.Separator)); i > 0 {
+		dir = dir[:i]
+	}
+	if len(dir) > 1 {
+		return []string{dir}
+	}
+	return nil
+}
+
+// WriteTranscript writes a Result's transcript to Path(dir, ...) and sets
+// Result.File.
+func WriteTranscript(dir string, res *Result) error {
+	p := Path(dir, res.CLI, res.Version, res.Scenario)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), "."+res.Scenario+"-*.jsonl")
+	if err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
+	if err := transcript.Write(f, res.Transcript); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return fmt.Errorf("capture: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("capture: %w", err)
+	}
+	if err := os.Rename(f.Name(), p); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("capture: %w", err)
+	}
+	res.File = p
+	return nil
+}
+
+// driver runs one process of a plan and talks to it the way adapters do.
+type driver struct {
+	cli string
+	p   proc
+
+	stdin   io.WriteCloser
+	inMu    sync.Mutex
+	inDone  bool
+	signals chan os.Signal
+	reqN    int
+	leaks   []string
+	straced bool
+	// rawSession is the session id as the CLI printed it (unredacted),
+	// for the next process's resume.
+	rawSession string
+}
+
+// run starts the process through the recorder and drives it to the end.
+func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.Redactor, session string, o Options) (*recorder.Result, Process, error) {
+	args := make([]string, len(d.p.args))
+	for i, a := range d.p.args {
+		args[i] = strings.ReplaceAll(a, "{{session}}", session)
+	}
+	argv := append([]string{bin.CLI}, args...)
+	proc := Process{Argv: make([]string, len(argv)), Interrupt: string(d.p.interrupt)}
+	for i, a := range argv {
+		proc.Argv[i] = red.String(a)
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	feed := newLineFeed()
+	d.signals = make(chan os.Signal, 4)
+	cfg := recorder.Config{
+		Argv: argv, Path: bin.Path, CLI: bin.CLI, CLIVersion: bin.Version,
+		Env: sb.Env, Dir: sb.Project, Stdout: feed, Stderr: io.Discard,
+		Timeout: timeout, Signals: d.signals, Redactor: red,
+		KillGrace: 5 * time.Second, DrainWait: 2 * time.Second,
+	}
+	// Gemini's launcher ignores SIGINT and SIGTERM and relaunches the CLI
+	// as its child (protocols.md §3.4), so its interrupts go to the whole
+	// process group, as the reference adapters send them; a shell that
+	// writes its pid (the group's id) and execs the CLI tells the driver
+	// which group that is.
+	var pidFile string
+	if d.cli == "gemini" && d.p.interrupt != interruptNone && runtime.GOOS != "windows" {
+		pidFile = filepath.Join(sb.Root, fmt.Sprintf("pid-%d", time.Now().UnixNano()))
+		cfg.Path = "/bin/sh"
+		cfg.Argv = append([]string{"sh", "-c", `echo $$ > "$1"; shift; exec "$@"`, "sh", pidFile, bin.Path}, args...)
+	}
+	var straceOut string
+	if o.Strace != "" && d.p.interrupt != interruptSIGINT && d.p.interrupt != interruptSIGTERM {
+		straceOut = filepath.Join(sb.Root, fmt.Sprintf("strace-%d.txt", time.Now().UnixNano()))
+		real := append([]string{cfg.Path}, cfg.Argv[1:]...)
+		cfg.Path = o.Strace
+		cfg.Argv = append([]string{"strace", "-f", "-qq", "-e", "trace=connect", "-o", straceOut}, real...)
+	}
+	switch d.p.stdin {
+	case stdinClosed:
+		cfg.Stdin = strings.NewReader("")
+	case stdinJSON:
+		pr, pw := io.Pipe()
+		cfg.Stdin = pr
+		d.stdin = pw
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type recorded struct {
+		res *recorder.Result
+		err error
+	}
+	done := make(chan recorded, 1)
+	start := time.Now()
+	go func() {
+		res, err := recorder.Record(rctx, cfg)
+		feed.Close()
+		done <- recorded{res, err}
+	}()
+	if d.p.stdin == stdinJSON {
+		if d.p.initialize {
+			d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "initialize", "hooks": nil}})
+		}
+		d.sendUser(d.p.turns[0])
+	}
+	var (
+		interruptAt <-chan time.Time
+		killAt      <-chan time.Time
+		interrupted bool
+		turn        int
+	)
+	grace := o.ExitGrace
+	if grace <= 0 {
+		grace = DefaultExitGrace
+	}
+	delay := o.InterruptDelay
+	if delay <= 0 {
+		delay = DefaultInterruptDelay
+	}
+	lines := feed.C()
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				lines = nil
+				continue
+			}
+			ev := decodeEvent(line)
+			if ev == nil {
+				continue
+			}
+			if id := sessionOf(ev); id != "" && proc.SessionID == "" {
+				proc.SessionID = id
+				d.rawSession = id
+			}
+			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && toolStarted(d.cli, ev) {
+				interruptAt = time.After(delay)
+			}
+			if d.p.stdin != stdinJSON {
+				continue
+			}
+			switch ev["type"] {
+			case "control_request":
+				d.answer(ev)
+			case "result":
+				turn++
+				if turn < len(d.p.turns) && !interrupted {
+					d.sendUser(d.p.turns[turn])
+				} else {
+					d.closeStdin()
+					killAt = time.After(grace)
+				}
+			}
+		case <-interruptAt:
+			interruptAt = nil
+			interrupted = true
+			switch d.p.interrupt {
+			case interruptControl:
+				d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "interrupt"}})
+			case interruptSIGINT, interruptSIGTERM:
+				sig := syscall.SIGINT
+				if d.p.interrupt == interruptSIGTERM {
+					sig = syscall.SIGTERM
+				}
+				if pidFile == "" || signalGroup(pidFile, sig) != nil {
+					d.signals <- sig
+				}
+				killAt = time.After(grace)
+			}
+		case <-killAt:
+			killAt = nil
+			o.logf("%s: still running %v after it was told to stop; killing its process group", bin.CLI, grace)
+			cancel()
+		case r := <-done:
+			d.closeStdin()
+			if r.err != nil {
+				return nil, proc, r.err
+			}
+			res := r.res
+			proc.Duration = time.Since(start)
+			proc.Exit = res.Status()
+			proc.Signal = res.Signal
+			proc.TimedOut = res.TimedOut
+			proc.Killed = res.Killed
+			if straceOut != "" {
+				leaks, err := straceLeaks(straceOut)
+				if err != nil {
+					return nil, proc, err
+				}
+				d.leaks = leaks
+				d.straced = true
+			}
+			res.Transcript.Header.Argv = proc.Argv
+			return res, proc, nil
+		}
+	}
+}
+
+// requestID makes the next client request id, as the Python SDK does
+// (req_N_<hex>).
+func (d *driver) requestID() string {
+	d.reqN++
+	return fmt.Sprintf("req_%d_%08x", d.reqN, 0xac0000+d.reqN)
+}
+
+func (d *driver) send(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	d.inMu.Lock()
+	defer d.inMu.Unlock()
+	if d.stdin == nil || d.inDone {
+		return
+	}
+	if _, err := d.stdin.Write(append(b, '\n')); err != nil {
+		d.inDone = true
+	}
+}
+
+func (d *driver) sendUser(text string) {
+	d.send(map[string]any{"type": "user", "session_id": "", "message": map[string]any{"role": "user", "content": text}, "parent_tool_use_id": nil})
+}
+
+func (d *driver) closeStdin() {
+	d.inMu.Lock()
+	defer d.inMu.Unlock()
+	if d.stdin != nil && !d.inDone {
+		d.inDone = true
+		d.stdin.Close()
+	}
+}
+
+// answer answers a control request from Claude: can_use_tool with the
+// plan's permission (deny when it has none), anything else with an error
+// as the Python SDK does.
+func (d *driver) answer(ev map[string]any) {
+	id, _ := ev["request_id"].(string)
+	req, _ := ev["request"].(map[string]any)
+	sub, _ := req["subtype"].(string)
+	if sub != "can_use_tool" {
+		d.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": id,
+			"error": "Unsupported control request subtype: " + sub}})
+		return
+	}
+	var decision map[string]any
+	if d.p.permission == "allow" {
+		input := req["input"]
+		if input == nil {
+			input = map[string]any{}
+		}
+		decision = map[string]any{"behavior": "allow", "updatedInput": input}
+	} else {
+		decision = map[string]any{"behavior": "deny", "message": "denied by agentconform capture"}
+	}
+	d.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": id, "response": decision}})
+}
+
+// decodeEvent decodes a stdout line; nil when it is not a JSON object.
+func decodeEvent(line string) map[string]any {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "{") {
+		return nil
+	}
+	var ev map[string]any
+	if json.Unmarshal([]byte(line), &ev) != nil {
+		return nil
+	}
+	return ev
+}
+
+// sessionOf is the session id an event announces: Claude's system/init,
+// Gemini's init, Codex's thread.started.
+func sessionOf(ev map[string]any) string {
+	var id any
+	switch ev["type"] {
+	case "system":
+		if ev["subtype"] == "init" {
+			id = ev["session_id"]
+		}
+	case "init":
+		id = ev["session_id"]
+	case "thread.started":
+		id = ev["thread_id"]
+	}
+	s, _ := id.(string)
+	return s
+}
+
+// toolStarted reports whether an event shows a tool starting.
+func toolStarted(cli string, ev map[string]any) bool {
+	switch cli {
+	case "claude":
+		if ev["type"] != "assistant" {
+			return false
+		}
+		msg, _ := ev["message"].(map[string]any)
+		content, _ := msg["content"].([]any)
+		for _, c := range content {
+			if b, ok := c.(map[string]any); ok && b["type"] == "tool_use" {
+				return true
+			}
+		}
+	case "codex":
+		if ev["type"] == "item.started" {
+			item, _ := ev["item"].(map[string]any)
+			return item["type"] == "command_execution"
+		}
+	case "gemini":
+		return ev["type"] == "tool_use"
+	}
+	return false
+}
+
+// lineFeed is the CLI's stdout as the recorder passes it on, cut into
+// lines for the driver. It never blocks the recorder.
+type lineFeed struct {
+	mu      sync.Mutex
+	partial []byte
+	queue   []string
+	closed  bool
+	notify  chan struct{}
+	out     chan string
+}
+
+func newLineFeed() *lineFeed {
+	f := &lineFeed{notify: make(chan struct{}, 1), out: make(chan string)}
+	go f.pump()
+	return f
+}
+
+// Write queues the complete lines of p.
+func (f *lineFeed) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	f.partial = append(f.partial, p...)
+	for {
+		i := strings.IndexByte(string(f.partial), '\n')
+		if i < 0 {
+			break
+		}
+		f.queue = append(f.queue, string(f.partial[:i]))
+		f.partial = f.partial[i+1:]
+	}
+	f.mu.Unlock()
+	f.poke()
+	return len(p), nil
+}
+
+// Close flushes a last line without a newline and ends the feed.
+func (f *lineFeed) Close() error {
+	f.mu.Lock()
+	if len(f.partial) > 0 {
+		f.queue = append(f.queue, string(f.partial))
+		f.partial = nil
+	}
+	f.closed = true
+	f.mu.Unlock()
+	f.poke()
+	return nil
+}
+
+func (f *lineFeed) poke() {
+	select {
+	case f.notify <- struct{}{}:
+	default:
+	}
+}
+
+// C delivers the lines in order and is closed after the last.
+func (f *lineFeed) C() <-chan string { return f.out }
+
+func (f *lineFeed) pump() {
+	for {
+		f.mu.Lock()
+		q := f.queue
+		f.queue = nil
+		closed := f.closed
+		f.mu.Unlock()
+		for _, l := range q {
+			f.out <- l
+		}
+		if closed && len(q) == 0 {
+			close(f.out)
+			return
+		}
+		if len(q) == 0 {
+			<-f.notify
+		}
+	}
+}
+
+// straceConnect matches a connect(2) line of strace and its address.
+var straceConnect = regexp.MustCompile(`connect\(\d+, \{sa_family=(AF_[A-Z0-9]+)(.*?)\}`)
+
+var (
+	inetAddr  = regexp.MustCompile(`inet_addr\("([^"]+)"\)`)
+	inet6Addr = regexp.MustCompile(`inet_pton\(AF_INET6, "([^"]+)"`)
+	portRE    = regexp.MustCompile(`htons\((\d+)\)`)
+)
+
+// straceLeaks reads an "strace -f -e trace=connect" log and returns every
+// connect(2) to an address outside loopback.
+func straceLeaks(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the strace log: %w", err)
+	}
+	var leaks []string
+	for _, line := range strings.Split(string(b), "\n") {
+		m := straceConnect.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		family, rest := m[1], m[2]
+		var addr string
+		switch family {
+		case "AF_INET":
+			if a := inetAddr.FindStringSubmatch(rest); a != nil {
+				addr = a[1]
+				if strings.HasPrefix(addr, "127.") {
+					continue
+				}
+			}
+		case "AF_INET6":
+			if a := inet6Addr.FindStringSubmatch(rest); a != nil {
+				addr = a[1]
+				if addr == "::1" || strings.HasPrefix(addr, "::ffff:127.") {
+					continue
+				}
+			}
+		default:
+			continue // AF_UNIX, AF_NETLINK, AF_UNSPEC: not the network
+		}
+		port := ""
+		if p := portRE.FindStringSubmatch(rest); p != nil {
+			port = ":" + p[1]
+		}
+		leaks = append(leaks, fmt.Sprintf("connect(2) to %s%s (%s)", addr, port, family))
+	}
+	return leaks, nil
+}
+
+// signalGroup sends sig to the process group whose leader wrote its pid
+// to pidFile.
+func signalGroup(pidFile string, sig syscall.Signal) error {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		return fmt.Errorf("capture: bad pid in %s", pidFile)
+	}
+	return killPG(pid, sig)
+}
+
+// MainRequestCount counts the requests of the scripted conversation the
+// mock model answered.
+func (r *Result) MainRequestCount() int {
+	n := 0
+	for _, q := range r.Requests {
+		if q.Kind == "main" {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,446 @@
+package capture
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentconform/agentconform/capture/mock"
+)
+
+// Scenario is one scripted situation capture drives a CLI through: what
+// the mock model does, and how the CLI is run and talked to.
+type Scenario struct {
+	// Name is the scenario's name, also the transcript's file name and
+	// its fixture's name under the CLI ("single-tool").
+	Name string
+	// Summary says what the scenario shows, for listings.
+	Summary string
+	// Compliance marks the five compliance scenarios of seed 001 §7.
+	Compliance bool
+	plan       func(cli string) *plan
+}
+
+// Supports reports whether the scenario applies to cli.
+func (s Scenario) Supports(cli string) bool { return s.plan(cli) != nil }
+
+// Description is the one-sentence description the scenario's transcript
+// for cli carries; "" when the scenario does not apply to cli.
+func (s Scenario) Description(cli string) string {
+	if p := s.plan(cli); p != nil {
+		return p.description
+	}
+	return ""
+}
+
+// stdinMode is what the CLI gets on stdin.
+type stdinMode int
+
+const (
+	// stdinNull is the null device (Gemini, as the captures did).
+	stdinNull stdinMode = iota
+	// stdinClosed is a pipe closed at once: Codex reads stdin to EOF
+	// before it starts, as its SDK makes it.
+	stdinClosed
+	// stdinJSON is Claude's stream-json input, written by the driver.
+	stdinJSON
+)
+
+// interruptMode is how the driver interrupts a running tool.
+type interruptMode string
+
+const (
+	interruptNone    interruptMode = ""
+	interruptControl interruptMode = "control" // Claude's control_request interrupt
+	interruptSIGINT  interruptMode = "SIGINT"
+	interruptSIGTERM interruptMode = "SIGTERM"
+)
+
+// plan is a scenario for one CLI.
+type plan struct {
+	description string
+	script      mock.Script
+	procs       []proc
+	settings    settings
+	// files are seeded into the project directory, by relative path.
+	files map[string]string
+}
+
+// proc is one process of a plan (Codex and Gemini resume in a second one).
+type proc struct {
+	// args follow argv[0]; "{{session}}" is replaced by the session id the
+	// previous process reported.
+	args  []string
+	stdin stdinMode
+	// turns are Claude's stream-json user messages, one per turn, each
+	// sent after the previous turn's result.
+	turns []string
+	// initialize sends Claude's initialize control request first, as the
+	// SDKs do.
+	initialize bool
+	// permission answers Claude's can_use_tool requests: "allow" or "deny".
+	permission string
+	// interrupt interrupts the first tool that starts.
+	interrupt interruptMode
+}
+
+// Prompts used by the scenarios.
+const (
+	promptHello = "Say hello in one short sentence."
+	promptEcho  = "Run `echo hi` and tell me what it printed."
+)
+
+func claudePrint(prompt string, extra ...string) proc {
+	return proc{args: append([]string{"-p", prompt, "--output-format", "stream-json", "--verbose"}, extra...), stdin: stdinNull}
+}
+
+func claudeStream(turns []string, extra ...string) proc {
+	return proc{args: append([]string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json"}, extra...),
+		stdin: stdinJSON, turns: turns, initialize: true}
+}
+
+func codexExec(prompt string) proc {
+	return proc{args: []string{"exec", "--json", "--skip-git-repo-check", "-s", "workspace-write", prompt}, stdin: stdinClosed}
+}
+
+func codexResume(prompt string) proc {
+	return proc{args: []string{"exec", "--json", "--skip-git-repo-check", "-s", "workspace-write", "resume", "{{session}}", prompt}, stdin: stdinClosed}
+}
+
+func geminiRun(prompt string, yolo bool) proc {
+	args := []string{"-p", prompt, "-o", "stream-json"}
+	if yolo {
+		args = append(args, "-y")
+	}
+	return proc{args: args, stdin: stdinNull}
+}
+
+func geminiResume(prompt string) proc {
+	return proc{args: []string{"-p", prompt, "-o", "stream-json", "-y", "--resume", "{{session}}"}, stdin: stdinNull}
+}
+
+// oneShot is the one-process run of prompt for cli; tools says whether
+// the model calls tools (Claude then allows Bash, Gemini runs with -y).
+func oneShot(cli, prompt string, tools bool) proc {
+	switch cli {
+	case "claude":
+		if tools {
+			return claudePrint(prompt, "--allowedTools", "Bash")
+		}
+		return claudePrint(prompt)
+	case "codex":
+		return codexExec(prompt)
+	}
+	return geminiRun(prompt, tools)
+}
+
+func shell(cmd string) mock.Call { return mock.ShellCall(cmd) }
+
+func chunks(n int, size int, seed string) []string {
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for b.Len() < size {
+			fmt.Fprintf(&b, "%s %d.%d ", seed, i+1, b.Len())
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// Scenarios lists every scenario, the compliance ones first.
+func Scenarios() []Scenario {
+	return []Scenario{
+		{Name: "plain-text", Compliance: true, Summary: "a text answer, no tools", plan: func(cli string) *plan {
+			return &plan{
+				description: "A plain text answer streamed in two chunks; no tools.",
+				script:      mock.Script{Turns: []mock.Turn{mock.Text("Hello! ", "How can I help you today?")}},
+				procs:       []proc{oneShot(cli, promptHello, false)},
+			}
+		}},
+		{Name: "single-tool", Compliance: true, Summary: "one shell command, then the answer", plan: func(cli string) *plan {
+			first := mock.Turn{Calls: []mock.Call{shell("echo hi")}}
+			if cli == "claude" {
+				first.Text = []string{"I'll run ", "the command."}
+			}
+			return &plan{
+				description: "One shell command (echo hi), its result, then a text answer.",
+				script:      mock.Script{Turns: []mock.Turn{first, mock.Text("It printed ", "`hi`.")}},
+				procs:       []proc{oneShot(cli, promptEcho, true)},
+			}
+		}},
+		{Name: "multi-tool", Compliance: true, Summary: "parallel tool calls, then more calls, then the answer", plan: multiToolPlan},
+		{Name: "tool-error", Compliance: true, Summary: "a tool that fails, then the answer", plan: func(cli string) *plan {
+			call := shell("cat missing-file.txt")
+			desc := "A shell command that fails (cat of a missing file, exit 1), then a text answer."
+			if cli == "gemini" {
+				call = mock.Call{Tool: mock.ReadFile, Path: "notes/missing.md"}
+				desc = "A read_file call on a missing file (a tool error), then a text answer."
+			}
+			return &plan{
+				description: desc,
+				script: mock.Script{Turns: []mock.Turn{
+					{Text: textIf(cli == "claude", "Let me read it."), Calls: []mock.Call{call}},
+					mock.Text("The file does not exist."),
+				}},
+				procs: []proc{oneShot(cli, "Show me the contents of the missing file.", true)},
+			}
+		}},
+		{Name: "interrupt", Compliance: true, Summary: "a long tool interrupted (Claude: control request; Codex, Gemini: SIGINT)", plan: func(cli string) *plan {
+			p := interruptPlan(cli)
+			if cli == "claude" {
+				p.description = "A 6 s shell command interrupted with a control_request interrupt over stream-json stdin, then stdin closed."
+				p.procs = []proc{claudeStream([]string{"Run the end-to-end tests."}, "--allowedTools", "Bash")}
+				p.procs[0].interrupt = interruptControl
+			} else {
+				p.description = "A 6 s shell command interrupted with SIGINT one second in (on_signal branch); without the signal it completes (main path, a second real run)."
+				p.procs[0].interrupt = interruptSIGINT
+			}
+			return p
+		}},
+		{Name: "interrupt-sigint", Summary: "claude -p interrupted by SIGINT during a tool", plan: func(cli string) *plan {
+			if cli != "claude" {
+				return nil // their interrupt scenario is SIGINT already
+			}
+			p := interruptPlan(cli)
+			p.description = "A 6 s shell command in print mode interrupted with SIGINT one second in (on_signal branch); without the signal it completes (main path, a second real run)."
+			p.procs[0].interrupt = interruptSIGINT
+			return p
+		}},
+		{Name: "interrupt-sigterm", Summary: "a long tool interrupted by SIGTERM", plan: func(cli string) *plan {
+			p := interruptPlan(cli)
+			p.description = "A 6 s shell command interrupted with SIGTERM one second in (on_signal branch); without the signal it completes (main path, a second real run)."
+			p.procs[0].interrupt = interruptSIGTERM
+			return p
+		}},
+		{Name: "multi-turn", Summary: "two user turns (Claude over stdin; Codex and Gemini by resume)", plan: func(cli string) *plan {
+			p := &plan{}
+			switch cli {
+			case "claude":
+				p.description = "Two user turns in one stream-json process, each answered with text."
+				p.script = mock.Script{Turns: []mock.Turn{mock.Text("Hello! ", "I'm ready."), mock.Text("The second turn's ", "answer.")}}
+				p.procs = []proc{claudeStream([]string{promptHello, "And now a second answer, please."})}
+			case "codex":
+				p.description = "Two turns: codex exec with a shell command, then codex exec resume of its thread with an apply_patch file change."
+				p.files = map[string]string{"greet.go": "package greet\n"}
+				p.script = mock.Script{Turns: []mock.Turn{
+					{Calls: []mock.Call{shell("cat greet.go")}},
+					mock.Text("It declares package greet."),
+					{Calls: []mock.Call{{Name: "apply_patch", Custom: "*** Begin Patch\n*** Update File: greet.go\n@@\n-package greet\n+package greet // says hello\n*** End Patch\n"}}},
+					mock.Text("Documented the package."),
+				}}
+				p.procs = []proc{codexExec("What does greet.go do?"), codexResume("Document that in greet.go.")}
+			default:
+				p.description = "Two turns: gemini -p with a shell command, then gemini --resume of its session with another."
+				p.script = mock.Script{Turns: []mock.Turn{
+					{Calls: []mock.Call{shell("echo first-turn")}},
+					mock.Text("The first turn printed ", "first-turn."),
+					{Calls: []mock.Call{shell("echo second-turn")}},
+					mock.Text("The second turn printed ", "second-turn."),
+				}}
+				p.procs = []proc{geminiRun("Run `echo first-turn`.", true), geminiResume("Now run `echo second-turn`.")}
+			}
+			return p
+		}},
+		{Name: "permission-allow", Summary: "Claude's can_use_tool answered allow", plan: func(cli string) *plan {
+			return permissionPlan(cli, "allow")
+		}},
+		{Name: "permission-deny", Summary: "Claude's can_use_tool answered deny", plan: func(cli string) *plan {
+			return permissionPlan(cli, "deny")
+		}},
+		{Name: "slow-stream", Summary: "a text answer streamed slowly (12 chunks, 250 ms apart)", plan: func(cli string) *plan {
+			turn := mock.Text(chunks(12, 24, "slow")...)
+			turn.ChunkDelay = 250 * time.Millisecond
+			return &plan{
+				description: "A text answer streamed slowly: 12 chunks 250 ms apart.",
+				script:      mock.Script{Turns: []mock.Turn{turn}},
+				procs:       []proc{oneShot(cli, "Tell me a slow story.", false)},
+			}
+		}},
+		{Name: "long-output", Summary: "a command with about 350 KB of output and a 40 KB answer", plan: func(cli string) *plan {
+			return &plan{
+				description: "A shell command printing about 350 KB (seq 1 60000), then a text answer of about 40 KB in 40 chunks.",
+				script: mock.Script{Turns: []mock.Turn{
+					{Text: textIf(cli == "claude", "I'll print them."), Calls: []mock.Call{shell("seq 1 60000")}},
+					mock.Text(chunks(40, 1000, "line")...),
+				}},
+				procs: []proc{oneShot(cli, "Print the numbers from 1 to 60000 and summarize them.", true)},
+			}
+		}},
+		errorScenario("api-error-401", 401, "invalid x-api-key"),
+		errorScenario("api-error-429", 429, "rate limit exceeded (agentconform mock)"),
+		errorScenario("api-error-500", 500, "internal server error (agentconform mock)"),
+		{Name: "api-retry", Summary: "one HTTP 500, retried, then the answer", plan: func(cli string) *plan {
+			return &plan{
+				description: "The first model request fails with HTTP 500; the CLI retries and the retry gets a text answer.",
+				script: mock.Script{Turns: []mock.Turn{{Text: []string{"Hello ", "after a retry."},
+					Fail: &mock.Failure{Status: 500, Message: "internal server error (agentconform mock)", Times: 1}}}},
+				procs:    []proc{oneShot(cli, promptHello, false)},
+				settings: settings{retries: true},
+			}
+		}},
+	}
+}
+
+func textIf(ok bool, s string) []string {
+	if ok {
+		return []string{s}
+	}
+	return nil
+}
+
+func errorScenario(name string, status int, msg string) Scenario {
+	return Scenario{Name: name, Summary: fmt.Sprintf("the model API answers HTTP %d", status), plan: func(cli string) *plan {
+		return &plan{
+			description: fmt.Sprintf("Every model request fails with HTTP %d (%s); retries are switched off where the CLI allows.", status, msg),
+			script:      mock.Script{Turns: []mock.Turn{{Fail: &mock.Failure{Status: status, Message: msg}}}},
+			procs:       []proc{oneShot(cli, promptHello, false)},
+		}
+	}}
+}
+
+func interruptPlan(cli string) *plan {
+	first := mock.Turn{Text: []string{"Running the tests."}, Calls: []mock.Call{shell("sleep 6")}}
+	return &plan{
+		script: mock.Script{Turns: []mock.Turn{first, mock.Text("The tests passed.")}},
+		procs:  []proc{oneShot(cli, "Run the end-to-end tests.", true)},
+	}
+}
+
+func permissionPlan(cli, answer string) *plan {
+	if cli != "claude" {
+		return nil
+	}
+	after := "Created created.txt."
+	if answer == "deny" {
+		after = "Understood, I won't create it."
+	}
+	p := &plan{
+		description: fmt.Sprintf("A shell command needing approval (touch created.txt): the can_use_tool control request is answered %s.", answer),
+		script: mock.Script{Turns: []mock.Turn{
+			{Text: []string{"I'll create the file."}, Calls: []mock.Call{shell("touch created.txt")}},
+			mock.Text(after),
+		}},
+		procs: []proc{claudeStream([]string{"Create created.txt."}, "--permission-prompt-tool", "stdio")},
+	}
+	p.procs[0].permission = answer
+	return p
+}
+
+const codexPatch = `*** Begin Patch
+*** Add File: NOTES.md
++greet() now ends with an exclamation mark.
+*** Delete File: OLD.txt
+*** Update File: src/greet.py
+@@
+-    return 'Hello ' + name
++    return 'Hello ' + name + '!'
+*** End Patch
+`
+
+func multiToolPlan(cli string) *plan {
+	switch cli {
+	case "claude":
+		return &plan{
+			description: "Two parallel shell commands in one response, their results, a third command, then a text answer.",
+			files:       map[string]string{"notes.txt": "remember the milk\n"},
+			script: mock.Script{Turns: []mock.Turn{
+				{Text: []string{"I'll look at the workspace."}, Calls: []mock.Call{shell("ls -1"), shell("cat notes.txt")}},
+				{Text: []string{"Now I'll count the lines."}, Calls: []mock.Call{shell("wc -l notes.txt")}},
+				mock.Text("There is one file, notes.txt, with one line."),
+			}},
+			procs: []proc{oneShot(cli, "Inspect the workspace and count the lines of notes.txt.", true)},
+		}
+	case "codex":
+		return &plan{
+			description: "Reasoning, a commentary message, two parallel commands, an apply_patch file change (add, delete, update), another command, then the answer.",
+			files: map[string]string{
+				"src/greet.py": "def greet(name):\n    return 'Hello ' + name\n",
+				"OLD.txt":      "obsolete\n",
+				"README.md":    "# demo\n",
+			},
+			script: mock.Script{Turns: []mock.Turn{
+				{Reasoning: "**Inspecting the repository**\n\nI should list files and read greet.py first.",
+					Text:  []string{"I'll inspect the repository first."},
+					Calls: []mock.Call{shell("cat src/greet.py"), shell("ls")}},
+				{Reasoning: "**Editing**\n\nUpdate greet(), add notes, delete the obsolete file.",
+					Text: []string{"Now I'll patch the files."}, Calls: []mock.Call{{Name: "apply_patch", Custom: codexPatch}}},
+				{Calls: []mock.Call{shell("ls -1 && cat src/greet.py")}},
+				{Reasoning: "**Wrapping up**\n\nAll edits are in place.", Text: []string{"Done: `greet()` now appends `!`, `NOTES.md` documents it, and `OLD.txt` is gone."}},
+			}},
+			procs: []proc{oneShot(cli, "Make greet() end with an exclamation mark, add NOTES.md, remove OLD.txt, and show the result.", true)},
+		}
+	}
+	return &plan{
+		description: "Text and two parallel calls (read_file, run_shell_command), then write_file, then replace, then a text answer.",
+		files:       map[string]string{"notes.txt": "remember the milk\n"},
+		script: mock.Script{Turns: []mock.Turn{
+			{Text: []string{"I'll look at the workspace first."}, Calls: []mock.Call{{Tool: mock.ReadFile, Path: "notes.txt"}, shell("ls -1")}},
+			{Calls: []mock.Call{{Tool: mock.WriteFile, Path: "out.txt", Content: "hello\nworld\n"}}},
+			{Calls: []mock.Call{{Name: "replace", Args: map[string]any{"file_path": "out.txt", "instruction": "Replace world with gemini.", "old_string": "world", "new_string": "gemini"}}}},
+			mock.Text("Created out.txt ", "and edited it."),
+		}},
+		procs: []proc{oneShot(cli, "Inspect notes.txt, list files, create out.txt and then edit it.", true)},
+	}
+}
+
+// ScenarioNames lists the names of every scenario.
+func ScenarioNames() []string {
+	var out []string
+	for _, s := range Scenarios() {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// Compliance lists the names of the five compliance scenarios.
+func Compliance() []string {
+	var out []string
+	for _, s := range Scenarios() {
+		if s.Compliance {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// Select returns the scenarios named (all when names is empty, the
+// compliance ones for the single name "compliance"), in the order of
+// Scenarios, or an error naming the unknown ones.
+func Select(names []string) ([]Scenario, error) {
+	all := Scenarios()
+	if len(names) == 0 {
+		return all, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		for _, part := range strings.Split(n, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				want[part] = true
+			}
+		}
+	}
+	if want["compliance"] {
+		delete(want, "compliance")
+		for _, c := range Compliance() {
+			want[c] = true
+		}
+	}
+	var out []Scenario
+	for _, s := range all {
+		if want[s.Name] {
+			out = append(out, s)
+			delete(want, s.Name)
+		}
+	}
+	if len(want) > 0 {
+		var unknown []string
+		for n := range want {
+			unknown = append(unknown, n)
+		}
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("capture: unknown scenario(s) %s (known: %s)", strings.Join(unknown, ", "), strings.Join(ScenarioNames(), ", "))
+	}
+	return out, nil
+}
