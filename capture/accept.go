@@ -20,6 +20,7 @@ import (
 
 // Accepted is what AcceptSchemas wrote for one CLI.
 type Accepted struct {
+	// CLI is the CLI whose schemas were written.
 	CLI string
 	// Version is the new schema version; Base the version it was copied
 	// from.

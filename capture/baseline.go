@@ -119,6 +119,7 @@ func compareVersions(a, b string) int {
 // DriftReport compares one capture with its baseline and with the
 // observed schema.
 type DriftReport struct {
+	// CLI, Scenario and Version name the capture.
 	CLI      string `json:"cli"`
 	Scenario string `json:"scenario"`
 	Version  string `json:"cli_version"`

@@ -95,6 +95,8 @@ type Process struct {
 
 // Result is one capture of one scenario with one CLI.
 type Result struct {
+	// CLI, Version and Scenario name the capture; Description is the
+	// scenario's sentence for this CLI.
 	CLI         string `json:"cli"`
 	Version     string `json:"cli_version"`
 	Scenario    string `json:"scenario"`

@@ -320,6 +320,7 @@ type statusWriter struct {
 	wrote  bool
 }
 
+// WriteHeader remembers the first status.
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote {
 		w.status, w.wrote = code, true
@@ -327,6 +328,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write passes p on.
 func (w *statusWriter) Write(p []byte) (int, error) {
 	w.wrote = true
 	return w.ResponseWriter.Write(p)
