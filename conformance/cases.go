@@ -174,18 +174,25 @@ func countOut(steps []transcript.Step) int {
 }
 
 // matchCase reports whether id matches one of the globs (path.Match, or a
-// prefix ending in "/").
+// prefix ending in "/"). A glob that selects a case selects its variants:
+// "codex/single-tool" and "codex/*" select "codex/single-tool/line-65536".
 func matchCase(id string, globs []string) bool {
 	if len(globs) == 0 {
 		return true
 	}
 	for _, g := range globs {
-		if ok, _ := path.Match(g, id); ok || id == g || strings.HasSuffix(g, "/") && strings.HasPrefix(id, g) {
+		if strings.HasSuffix(g, "/") && strings.HasPrefix(id, g) {
 			return true
 		}
-		// "codex/single-tool" also selects its variants.
-		if strings.HasPrefix(id, g+"/") {
-			return true
+		for p := id; ; {
+			if ok, _ := path.Match(g, p); ok || p == g {
+				return true
+			}
+			i := strings.LastIndexByte(p, '/')
+			if i < 0 {
+				break
+			}
+			p = p[:i]
 		}
 	}
 	return false

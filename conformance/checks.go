@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/validate"
@@ -195,20 +196,42 @@ func outputDialect(o *Observation) schemas.Dialect {
 
 // validateEvents validates events as one stream of dialect d.
 func validateEvents(events []Event, d schemas.Dialect) ([]string, error) {
+	raws := make([][]byte, len(events))
+	for i, e := range events {
+		raws[i] = e.Raw
+	}
+	problems, _, err := validateLines(raws, d, nil)
+	return problems, err
+}
+
+// validateLines validates lines as one stream of dialect d. It returns
+// the violations (at most 10, rendered) whose rule is not in excused, and
+// the IDs of every rule violated.
+func validateLines(lines [][]byte, d schemas.Dialect, excused map[string]bool) ([]string, map[string]bool, error) {
 	var buf bytes.Buffer
-	for _, e := range events {
-		buf.Write(e.Raw)
+	for _, l := range lines {
+		buf.Write(l)
 		buf.WriteByte('\n')
 	}
 	var problems []string
+	rules := map[string]bool{}
 	_, err := validate.Stream(context.Background(), &buf, "adapter", validate.Options{Dialect: d, Jobs: 1, MaxLineBytes: maxAdapterLine},
 		func(f finding.Finding, sev finding.Severity) {
-			if sev == finding.Violation && len(problems) < 10 {
-				f.File = "adapter event"
-				problems = append(problems, f.String())
+			if sev != finding.Violation {
+				return
 			}
+			id := ""
+			if f.Rule != nil {
+				id = f.Rule.ID
+			}
+			rules[id] = true
+			if excused[id] || len(problems) >= 10 {
+				return
+			}
+			f.File = "adapter event"
+			problems = append(problems, f.String())
 		})
-	return problems, err
+	return problems, rules, err
 }
 
 func judgeValid(o *Observation) Outcome {
@@ -229,11 +252,22 @@ func judgeValid(o *Observation) Outcome {
 			groups = append(groups, o.EventsOfTurn(i))
 		}
 	}
+	// A native adapter hands on the CLI's own events: what is wrong with
+	// the CLI's stream (cut short by an interrupt, a kill, an exit mid-line)
+	// is wrong with the adapter's too, and not the adapter's doing.
+	var excused map[string]bool
+	if o.Hello.Profile == "native" {
+		excused = cliViolations(o, d)
+	}
 	for _, g := range groups {
 		if len(g) == 0 {
 			continue
 		}
-		ps, err := validateEvents(g, d)
+		raws := make([][]byte, len(g))
+		for i, e := range g {
+			raws[i] = e.Raw
+		}
+		ps, _, err := validateLines(raws, d, excused)
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
@@ -243,6 +277,30 @@ func judgeValid(o *Observation) Outcome {
 		return failf("events valid for profile "+o.Hello.Profile, "%s", strings.Join(problems, "\n"))
 	}
 	return pass()
+}
+
+// cliViolations returns the rules the CLI's own stream violates, each
+// process validated on its own (control messages left out, as a native
+// adapter leaves them out).
+func cliViolations(o *Observation, d schemas.Dialect) map[string]bool {
+	out := map[string]bool{}
+	for _, lines := range o.wireLines() {
+		var raws [][]byte
+		for _, l := range lines {
+			if l.Obj != nil && controlTypes[str(l.Obj, "type")] {
+				continue
+			}
+			raws = append(raws, l.Raw)
+		}
+		if len(raws) == 0 {
+			continue
+		}
+		_, rules, _ := validateLines(raws, d, nil)
+		for r := range rules {
+			out[r] = true
+		}
+	}
+	return out
 }
 
 func judgeRecords(o *Observation) Outcome {
@@ -291,14 +349,19 @@ func argvOf(o *Observation, pid int) []string {
 }
 
 func judgeStdinClosed(o *Observation) Outcome {
-	closed := map[int]bool{}
+	closed, rejected := map[int]bool{}, map[int]bool{}
 	for _, r := range o.Fake {
-		if r.Kind == "stdin_closed" {
+		switch r.Kind {
+		case "stdin_closed":
 			closed[r.PID] = true
+		case "flags_error":
+			rejected[r.PID] = true
 		}
 	}
 	for _, s := range o.FakeStarts() {
-		if s.StdinTTY {
+		if s.StdinTTY || rejected[s.PID] {
+			// A CLI that rejects its arguments exits before it reads
+			// stdin; invocation/flags reports that.
 			continue
 		}
 		if !closed[s.PID] {
@@ -333,6 +396,11 @@ func judgeClaudeStdin(o *Observation) Outcome {
 			if exitedBySignal(o, s.PID) {
 				return failf("stdin closed after the last result", "stdin was never closed; the CLI was stopped by a signal instead")
 			}
+			// The CLI handles SIGTERM and SIGINT and exits with a status
+			// (143, 130): stopped by a signal all the same.
+			if sig := signalled(o, s.PID); sig != "" {
+				return failf("stdin closed after the last result", "stdin was never closed; the CLI was stopped by %s instead", sig)
+			}
 		}
 		if closedAt >= 0 && closedAt < lastOut && multiTurn(o.Case) {
 			return failf("stdin open until the last result", "stdin closed at %d ms, before the CLI's last output at %d ms", closedAt, lastOut)
@@ -341,13 +409,30 @@ func judgeClaudeStdin(o *Observation) Outcome {
 	return pass()
 }
 
-func exitedBySignal(o *Observation, pid int) bool {
+// signalled returns the first signal the log shows pid received, "" if
+// none.
+func signalled(o *Observation, pid int) string {
 	for _, r := range o.Fake {
+		if r.PID == pid && r.Kind == "signal" {
+			return r.Signal
+		}
+	}
+	return ""
+}
+
+func exitedBySignal(o *Observation, pid int) bool { return exitedBySignalIn(o.Fake, pid, true) }
+
+// exitedBySignalIn reports whether the log shows pid ended by a signal;
+// noExit is the answer when pid has no exit record: true for the log of a
+// finished case (SIGKILL leaves no record), false for a snapshot taken
+// while the fakes ran (the process was still running; see snapshotLog).
+func exitedBySignalIn(log []fakecli.Observation, pid int, noExit bool) bool {
+	for _, r := range log {
 		if r.PID == pid && r.Kind == "exit" {
 			return r.Signal != ""
 		}
 	}
-	return true // no exit record: killed outright
+	return noExit
 }
 
 func judgeResume(o *Observation) Outcome {
@@ -428,7 +513,7 @@ func judgeEnvelope(o *Observation) Outcome {
 	if !interruptSent(o) {
 		return failf("an interrupt sent by the runner", "the runner never got to send it (the turn ended first)")
 	}
-	for _, s := range o.stdinLines() {
+	for _, s := range stdinLinesOf(o.interruptLog()) {
 		if s.obj == nil {
 			continue
 		}
@@ -472,30 +557,35 @@ func judgePassedOn(o *Observation) Outcome {
 	if !interruptSent(o) {
 		return failf("the runner's interrupt", "the runner never sent it: the adapter went quiet too late or ended the turn first")
 	}
+	log := o.interruptLog()
+	gaveUp := ""
+	if o.GaveUp {
+		gaveUp = fmt.Sprintf(" within %s of the interrupt (then the runner gave up and closed)", interruptDeadline+giveUpAfter)
+	}
 	if o.Case.Agent == "claude" {
-		for _, s := range o.stdinLines() {
+		for _, s := range stdinLinesOf(log) {
 			if s.obj != nil && s.obj["type"] == "control_request" && str(s.obj, "request", "subtype") == "interrupt" {
 				return pass()
 			}
 		}
-		for _, r := range o.Fake {
+		for _, r := range log {
 			if r.Kind == "signal" {
 				return pass()
 			}
 		}
-		return failf("a control_request interrupt (or a signal) reaching Claude", "nothing reached the CLI")
+		return failf("a control_request interrupt (or a signal) reaching Claude", "nothing reached the CLI%s", gaveUp)
 	}
-	for _, r := range o.Fake {
+	for _, r := range log {
 		if r.Kind == "signal" {
 			return pass()
 		}
 	}
 	for _, s := range o.FakeStarts() {
-		if exitedBySignal(o, s.PID) {
+		if exitedBySignalIn(log, s.PID, !o.GaveUp) {
 			return pass() // killed outright (SIGKILL leaves no record)
 		}
 	}
-	return failf("SIGINT or SIGTERM to the "+o.Case.Agent+" CLI", "the CLI received no signal")
+	return failf("SIGINT or SIGTERM to the "+o.Case.Agent+" CLI", "the CLI received no signal%s", gaveUp)
 }
 
 func judgeCancelled(o *Observation) Outcome {
@@ -557,6 +647,12 @@ func judgeLineIntact(o *Observation) Outcome {
 		}
 	}
 	if long == "" {
+		if n, ok := cutLadderLine(o, size); ok {
+			// The CLI began the line and could not finish it: the adapter
+			// stopped reading (and closed the pipe, or killed the CLI).
+			return failf(fmt.Sprintf("the %d-byte line read in full", size),
+				"the CLI could write only %d bytes of its %d-byte line: the adapter stopped reading it (turn_end: %s)", n, size, turnEndSummary(o))
+		}
 		return Outcome{Info: true, Actual: fmt.Sprintf("the fake wrote no %d-byte line", size)}
 	}
 	if carries(o.Events, long) {
@@ -575,6 +671,24 @@ func judgeLineIntact(o *Observation) Outcome {
 	}
 	return failf(fmt.Sprintf("the %d-byte line's %d-byte text intact in the events, or an error naming the size", size, len(long)),
 		"neither: the content was lost silently (turn_end: %s)", turnEndSummary(o))
+}
+
+// ladderPadding marks the text the ladder fault grows a line with
+// (fakecli/faults).
+const ladderPadding = "agentconform ladder padding"
+
+// cutLadderLine looks for the ladder line cut short in the wire: a line
+// holding the ladder's padding, shorter than size. It returns how many
+// bytes of it the CLI wrote.
+func cutLadderLine(o *Observation, size int) (int, bool) {
+	for _, lines := range o.wireLines() {
+		for _, l := range lines {
+			if len(l.Raw) < size && bytes.Contains(l.Raw, []byte(ladderPadding)) {
+				return len(l.Raw), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // clippedWithNote reports whether an event holds the start of s and a

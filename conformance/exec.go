@@ -98,6 +98,13 @@ type Observation struct {
 	// Leftover lists fake CLI processes still running after the adapter
 	// ended (killed by the runner afterwards).
 	Leftover []int
+	// GaveUp is true when the adapter did not end an interrupted turn
+	// within interruptDeadline and a second, so the runner sent close (the
+	// caller gave up); FakeAtGiveUp is the fakes' log as it stood then:
+	// what the adapter did about the interrupt itself, before the close
+	// made it stop the CLI anyway.
+	GaveUp       bool
+	FakeAtGiveUp []fakecli.Observation
 	// Dir is the case's directory (kept with --keep).
 	Dir string
 }
@@ -237,7 +244,7 @@ func execCase(ctx context.Context, cfg *Config, c *Case) (*Observation, error) {
 	lines := make(chan adapterLine, 64)
 	go readAdapter(stdout, lines)
 
-	d := &driver{o: o, c: c, cfg: cfg, stdin: stdin, start: start, cmd: cmd}
+	d := &driver{o: o, c: c, cfg: cfg, stdin: stdin, start: start, cmd: cmd, observe: observe, wire: wire}
 	d.loop(cctx, lines)
 	waitErr := cmd.Wait()
 	o.Duration = time.Since(start)
@@ -334,9 +341,14 @@ type driver struct {
 	start time.Time
 	cmd   *exec.Cmd
 
+	observe, wire string // the fakes' observation log and wire directory
+
 	prompt      int // prompts sent
 	turnEnds    int
 	interrupted bool
+	interruptAt time.Time
+	inTurn      bool      // the CLI has been seen in its first turn
+	cliUp       time.Time // when the first CLI process was seen running
 	thenSent    bool
 	closed      bool
 	events      int
@@ -371,6 +383,7 @@ func (d *driver) sendNextPrompt() {
 
 func (d *driver) interrupt() {
 	d.interrupted = true
+	d.interruptAt = time.Now()
 	if d.cfg.Adapter.SignalInterrupt {
 		d.o.Sent = append(d.o.Sent, Sent{Op: "SIGINT", At: time.Since(d.start)})
 		syscall.Kill(d.cmd.Process.Pid, syscall.SIGINT)
@@ -466,7 +479,7 @@ func (d *driver) handle(al adapterLine) {
 }
 
 // timers sends the interrupt and early close that wait for the adapter to
-// be quiet.
+// be quiet, and gives up on an interrupted turn the adapter does not end.
 func (d *driver) timers() {
 	c := d.c
 	quietFor := time.Since(d.lastOutput)
@@ -475,13 +488,101 @@ func (d *driver) timers() {
 		if q <= 0 {
 			q = defaultQuiet
 		}
-		if quietFor >= q {
+		if quietFor >= q && d.cliInTurn() {
 			d.interrupt()
 		}
 	}
-	if c.CloseWhenQuiet > 0 && !d.closed && quietFor >= c.CloseWhenQuiet {
+	if d.interrupted && d.turnEnds == 0 && !d.closed && time.Since(d.interruptAt) > interruptDeadline+giveUpAfter {
+		// The caller gives up, as a real one would: it closes. A correct
+		// adapter then stops the CLI and reports the turn; what it did
+		// about the interrupt itself is in the log as it stands now.
+		d.o.GaveUp = true
+		d.o.FakeAtGiveUp = snapshotLog(d.observe)
 		d.send("close", nil)
 	}
+	// The early close is for a CLI that went quiet in its turn, not for an
+	// adapter still starting up.
+	if c.CloseWhenQuiet > 0 && !d.closed && quietFor >= c.CloseWhenQuiet && d.cliInTurn() {
+		d.send("close", nil)
+	}
+}
+
+// snapshotLog reads the fakes' log while they may still run. A process
+// with no exit record that is gone was killed outright (SIGKILL leaves no
+// record): it gets a SIGKILL exit record, so that the log tells it apart
+// from a process still running.
+func snapshotLog(path string) []fakecli.Observation {
+	log, _ := readObservations(path)
+	exited := map[int]bool{}
+	for _, r := range log {
+		if r.Kind == "exit" {
+			exited[r.PID] = true
+		}
+	}
+	var killed []fakecli.Observation
+	for _, r := range log {
+		if r.Kind == "start" && !exited[r.PID] && !alive(r.PID) {
+			killed = append(killed, fakecli.Observation{Kind: "exit", PID: r.PID, Signal: "SIGKILL"})
+		}
+	}
+	return append(log, killed...)
+}
+
+// giveUpAfter is how long past interruptDeadline the runner waits for an
+// interrupted turn to end before it closes.
+const giveUpAfter = time.Second
+
+// notInTurnQuiet is how long after a CLI process is seen running the
+// runner interrupts it even if it has not seen it in its turn (see
+// cliInTurn).
+const notInTurnQuiet = time.Second
+
+// cliInTurn reports whether the CLI has started the case's first turn, so
+// that an interrupt can reach it there. Claude answers an interrupt that
+// comes before the turn (before it has taken the user message) with a
+// receipt only and then runs the turn uninterrupted, a race no adapter can
+// win; its system/init line says the turn has begun. Codex and Gemini are
+// interrupted by a signal, which must not come before the CLI has even
+// started (a process still loading dies of SIGINT before it can say
+// anything): their first stdout line says they run. A CLI not seen in its
+// turn is interrupted all the same notInTurnQuiet after its process was
+// first seen (its wire copy exists from its start); one not seen at all is
+// not interrupted.
+func (d *driver) cliInTurn() bool {
+	if d.inTurn {
+		return true
+	}
+	files, _ := filepath.Glob(filepath.Join(d.wire, "*.out"))
+	if len(files) > 0 && d.cliUp.IsZero() {
+		d.cliUp = time.Now()
+	}
+	if !d.cliUp.IsZero() && time.Since(d.cliUp) >= notInTurnQuiet {
+		d.inTurn = true
+		return true
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if d.c.Agent != "claude" {
+			if bytes.IndexByte(b, '\n') >= 0 {
+				d.inTurn = true
+				return true
+			}
+			continue
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			if !bytes.Contains(line, []byte(`"init"`)) {
+				continue
+			}
+			if obj, _ := jsonl.Parse(line, jsonl.ParseOptions{}); obj != nil && obj["type"] == "system" && obj["subtype"] == "init" {
+				d.inTurn = true
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func exitStatus(ps *os.ProcessState, err error) (int, string) {

@@ -55,9 +55,11 @@ type stdinLine struct {
 	obj map[string]any
 }
 
-func (o *Observation) stdinLines() []stdinLine {
+func (o *Observation) stdinLines() []stdinLine { return stdinLinesOf(o.Fake) }
+
+func stdinLinesOf(records []fakecli.Observation) []stdinLine {
 	var out []stdinLine
-	for _, r := range o.Fake {
+	for _, r := range records {
 		if r.Kind != "stdin" {
 			continue
 		}
@@ -99,4 +101,15 @@ func sessionID(lines []WireLine) string {
 		}
 	}
 	return ""
+}
+
+// interruptLog is the part of the fakes' log that shows what the adapter
+// did about the runner's interrupt: all of it, or, when the runner gave up
+// and closed, what it held at that moment (the close makes any adapter
+// stop the CLI, which says nothing about its interrupt).
+func (o *Observation) interruptLog() []fakecli.Observation {
+	if o.GaveUp {
+		return o.FakeAtGiveUp
+	}
+	return o.Fake
 }
