@@ -1,0 +1,161 @@
+// Package broken holds adapters with deliberate bugs, for the conformance
+// package's own tests: each speaks the harness protocol of
+// conformance/HARNESS.md and has one known defect, so that a test can run
+// it through the battery and show that exactly the checks naming that
+// defect fail.
+//
+// Two kinds of adapter carry the bugs. The reference adapter
+// (reference.Serve) with a bug in what it reads from the runner or writes
+// to it: an ignored interrupt, a wrong permission decision, success
+// reported for a failure, lost text, usage or tool ids. And the naive
+// adapter, a small one written from scratch for the bugs that live where
+// the reference is careful: the CLI's pipes, flags and signals (a 64 KiB
+// line limit, stderr never read, stdin never closed, no SIGKILL, a bare
+// interrupt, a permission request answered twice, wrong flags). With no
+// bug the naive adapter passes the cases its tests run.
+//
+// A test binary runs a mode with Main from its TestMain, when it is
+// started as an adapter (conformance's tests pass the mode in argv).
+package broken
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+)
+
+// Bug names an adapter mode: a deliberate defect, or one of the correct
+// adapters the tests compare against.
+type Bug string
+
+// The correct adapters.
+const (
+	// ReferenceUnified and ReferenceShim are reference.Serve as
+	// `agentconform adapter --profile unified|shim` runs it.
+	ReferenceUnified Bug = "reference-unified"
+	ReferenceShim    Bug = "reference-shim"
+	// Naive is the naive adapter without a bug.
+	Naive Bug = "naive"
+)
+
+// Bugs of the reference adapter, put in what it reads or writes.
+const (
+	// IgnoreInterrupt drops the runner's interrupt commands.
+	IgnoreInterrupt Bug = "ignore-interrupt"
+	// WrongDecision applies the opposite permission policy: allow for
+	// deny and deny for allow.
+	WrongDecision Bug = "wrong-decision"
+	// SuccessOnFailure reports every turn and the session as successful
+	// (ok:true), whatever the CLI did.
+	SuccessOnFailure Bug = "success-on-failure"
+	// NoSessionEnded writes sessionEnded only for a session that
+	// completed: after a failure the event stream just stops.
+	NoSessionEnded Bug = "no-session-ended"
+	// SwapToolIDs hands the results of the session's first two tools to
+	// each other's ids.
+	SwapToolIDs Bug = "swap-tool-ids"
+	// DropTextChunk loses the session's first assistant text chunk.
+	DropTextChunk Bug = "drop-text-chunk"
+	// DropUsage drops the token usage of turnCompleted and sessionEnded.
+	DropUsage Bug = "drop-usage"
+	// StdoutLog writes a plain-text log line on stdout when a session
+	// starts.
+	StdoutLog Bug = "stdout-log"
+	// NoFailedTurnEnd writes no turn_end for a turn that failed.
+	NoFailedTurnEnd Bug = "no-failed-turn-end"
+)
+
+// Bugs of the naive adapter.
+const (
+	// Scanner64K reads the CLI's stdout with a default bufio.Scanner
+	// (64 KiB per line) and ignores its error: a longer line ends the
+	// output silently.
+	Scanner64K Bug = "scanner-64k"
+	// StderrUndrained gives the CLI a stderr pipe and never reads it: a
+	// CLI that writes more than the pipe holds blocks.
+	StderrUndrained Bug = "stderr-undrained"
+	// SigtermOnly stops a CLI with SIGTERM only: one that ignores it is
+	// left running when the adapter gives up waiting.
+	SigtermOnly Bug = "sigterm-only"
+	// CodexStdinOpen gives Codex a stdin pipe and never closes it.
+	CodexStdinOpen Bug = "codex-stdin-open"
+	// BareInterrupt writes Claude's interrupt as a bare
+	// {"subtype":"interrupt"}, without the control_request envelope.
+	BareInterrupt Bug = "bare-interrupt"
+	// DoubleAnswer answers every can_use_tool request twice.
+	DoubleAnswer Bug = "double-answer"
+	// CodexFullAuto passes codex exec the --full-auto flag, which exec
+	// does not have.
+	CodexFullAuto Bug = "codex-full-auto"
+	// ClaudeNoVerbose runs Claude with stream-json output but without
+	// --verbose, which the CLI rejects in print mode.
+	ClaudeNoVerbose Bug = "claude-no-verbose"
+	// StrictTypes fails the turn on an event type or field it does not
+	// know.
+	StrictTypes Bug = "strict-types"
+	// ResumeLast resumes Codex with `resume --last` instead of the
+	// thread id the first turn reported.
+	ResumeLast Bug = "resume-last"
+	// KillClaude ends a Claude session with SIGTERM instead of closing
+	// the CLI's stdin.
+	KillClaude Bug = "kill-claude"
+	// AnswerAfterCancel answers can_use_tool a second late, whether or
+	// not the CLI has withdrawn the request meanwhile.
+	AnswerAfterCancel Bug = "answer-after-cancel"
+)
+
+var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
+	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd}
+
+var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
+	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel}
+
+// Modes lists every mode Main runs.
+func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }
+
+// Main runs the adapter mode on stdin and stdout, with diagnostics on
+// stderr, and returns the process's exit status: 0 after the end record,
+// 2 for an unknown mode or an I/O error.
+func Main(mode string, stdin io.Reader, stdout, stderr io.Writer) int {
+	bug := Bug(mode)
+	var err error
+	switch {
+	case slices.Contains(serveModes, bug):
+		err = serve(bug, stdin, stdout, stderr)
+	case slices.Contains(naiveModes, bug):
+		err = runNaive(bug, stdin, stdout, stderr)
+	default:
+		err = fmt.Errorf("unknown mode %q", mode)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "broken adapter %s: %v\n", mode, err)
+		return 2
+	}
+	return 0
+}
+
+// lines is a writer of whole lines to the runner, safe for concurrent use.
+type lines struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+// line writes b and a newline in one write.
+func (l *lines) line(b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	if _, err := l.w.Write(append(b[:len(b):len(b)], '\n')); err != nil {
+		l.err = fmt.Errorf("writing to the runner: %w", err)
+	}
+}
+
+func (l *lines) failed() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}

@@ -1,0 +1,135 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentconform/agentconform/conformance"
+	"github.com/agentconform/agentconform/reports"
+)
+
+// examplesDir is where the SDKs' results are published, next to the
+// reference adapters' (agentconform report publish reads sdk-*.json there).
+var examplesDir = filepath.Join("..", "reports", "examples")
+
+// batteryTimeout bounds each case of the SDK battery, as `agentconform run`
+// does (its default).
+const batteryTimeout = 20 * time.Second
+
+// TestSDKBattery runs the whole conformance battery against the drivers
+// of the official SDKs, as `agentconform run --adapter 'node
+// conformance/drivers/<sdk>/driver.mjs'` does, and writes the results to
+// reports/examples/sdk-<sdk>.json, the published example. What the
+// battery finds there is what the SDKs do, and is reported, not failed:
+// the test fails only when the battery cannot run.
+func TestSDKBattery(t *testing.T) {
+	for _, s := range []sdk{claudeSDK, codexSDK} {
+		t.Run(s.dir, func(t *testing.T) {
+			t.Parallel()
+			driver := requireDriver(t, s)
+			res := runBattery(t, s, driver)
+			logFindings(t, res)
+			path := filepath.Join(examplesDir, "sdk-"+s.dir+".json")
+			if err := reports.WriteResultsFile(path, reports.NewDocument(res)); err != nil {
+				t.Fatalf("writing %s: %v", path, err)
+			}
+			t.Logf("wrote %s: %d cases in %.1fs", path, len(res.Cases), res.Meta.Duration)
+		})
+	}
+}
+
+// runBattery runs every case the driver's hello asks for and scrubs the
+// paths of this machine from the results.
+func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	rel := "conformance/drivers/" + s.dir + "/driver.mjs"
+	a := conformance.Adapter{
+		Name:      "sdk/" + s.dir,
+		Reproduce: "node " + rel,
+		Command: func(ctx context.Context) *exec.Cmd {
+			return exec.CommandContext(ctx, nodePath, driver)
+		},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: work})
+	if err != nil {
+		t.Fatalf("the battery could not run against the %s driver: %v", s.dir, err)
+	}
+	if res.Meta.Hello == nil {
+		t.Fatalf("the %s driver wrote no hello record", s.dir)
+	}
+	if len(res.Cases) == 0 {
+		t.Fatalf("no case ran against the %s driver (hello agents %v)", s.dir, res.Meta.Hello.Agents)
+	}
+	for _, c := range res.Cases {
+		if len(c.Checks) != len(conformance.Catalog()) {
+			t.Fatalf("case %s has %d check results, want one per check (%d)", c.ID, len(c.Checks), len(conformance.Catalog()))
+		}
+	}
+	repl := []string{work, "$WORK", driver, rel, exe, "agentconform", nodePath, "node", driversDir, "conformance/drivers"}
+	if real, err := filepath.EvalSymlinks(work); err == nil && real != work {
+		repl = append(repl, real, "$WORK")
+	}
+	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
+		repl = append(repl, home, "~")
+	}
+	doc := reports.NewDocument(res)
+	reports.Scrub(doc, strings.NewReplacer(repl...).Replace)
+	return res
+}
+
+// logFindings logs what the battery found, grouped by check: a finding of
+// an official SDK is a fact about it, not a failure of this test.
+func logFindings(t *testing.T, res *conformance.Results) {
+	t.Helper()
+	byCheck := map[string][]string{}
+	for _, c := range res.Cases {
+		for _, r := range c.Checks {
+			if r.Verdict == conformance.Pass || r.Verdict == conformance.Skip {
+				continue
+			}
+			byCheck[r.Check] = append(byCheck[r.Check], fmt.Sprintf("%s %s: %s", r.Verdict, c.ID, firstLine(r.Actual)))
+		}
+	}
+	if len(byCheck) == 0 {
+		t.Logf("%s: every check passed or did not apply", res.Meta.Adapter)
+		return
+	}
+	checks := make([]string, 0, len(byCheck))
+	for c := range byCheck {
+		checks = append(checks, c)
+	}
+	sort.Strings(checks)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: findings (gate: %d new):\n", res.Meta.Adapter, len(res.Gate.New))
+	for _, c := range checks {
+		fmt.Fprintf(&b, "  %s (%d)\n", c, len(byCheck[c]))
+		for _, f := range byCheck[c] {
+			fmt.Fprintf(&b, "    %s\n", f)
+		}
+	}
+	t.Log(b.String())
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
