@@ -187,7 +187,7 @@ func insideGitRepo(dir string) bool {
 		return false
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(abs, ".git")); err == nil {
+		if isGitDir(filepath.Join(abs, ".git")) {
 			return true
 		}
 		parent := filepath.Dir(abs)
@@ -196,6 +196,22 @@ func insideGitRepo(dir string) bool {
 		}
 		abs = parent
 	}
+}
+
+// isGitDir reports whether path is what git takes for a repository: a
+// .git directory with a HEAD, or a .git file ("gitdir: ...") of a worktree
+// or submodule. A stray empty .git directory is not one.
+func isGitDir(path string) bool {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	if !st.IsDir() {
+		b, err := os.ReadFile(path)
+		return err == nil && strings.HasPrefix(string(b), "gitdir:")
+	}
+	_, err = os.Stat(filepath.Join(path, "HEAD"))
+	return err == nil
 }
 
 func firstLine(s string) string {
