@@ -28,7 +28,7 @@ import (
 // deadlines are short so that a bug that hangs the CLI ends a case in
 // seconds: a CLI that writes nothing for naiveIdle is given up on.
 const (
-	naiveIdle           = 3 * time.Second
+	naiveIdle           = 8 * time.Second
 	naiveInterruptGrace = 2 * time.Second
 	naiveStopGrace      = time.Second
 )
