@@ -1,0 +1,286 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentconform/agentconform/conformance"
+	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+// ExternalOptions configure an External target.
+type ExternalOptions struct {
+	// FakeExe is the executable installed as the fake CLIs: the lean
+	// agentconform-fake, the agentconform binary, or a test binary whose
+	// TestMain calls fakecli.Main. "" means this executable.
+	FakeExe string
+	// Deadline bounds one execution (the conformance case's timeout); 0
+	// means DefaultExternalDeadline.
+	Deadline time.Duration
+	// Agents restricts the fixtures to the CLIs the adapter drives (nil:
+	// all).
+	Agents []string
+	// SignalInterrupt interrupts with SIGINT instead of the harness's
+	// interrupt command.
+	SignalInterrupt bool
+}
+
+// DefaultExternalDeadline bounds one execution against an external
+// adapter.
+const DefaultExternalDeadline = 10 * time.Second
+
+// External is a target that runs an adapter command through the
+// conformance harness (HARNESS.md) against the fake CLIs, which replay
+// the mutated fixture: two processes per execution, the adapter and the
+// fake it starts (Codex and Gemini start one per turn).
+type External struct {
+	// Command is the shell command that starts the adapter.
+	Command string
+	opts    ExternalOptions
+	dir     string // the executions' work directory
+	n       atomic.Int64
+}
+
+// NewExternal prepares an external target; Close removes its files.
+func NewExternal(command string, opts ExternalOptions) (*External, error) {
+	if strings.TrimSpace(command) == "" {
+		return nil, fmt.Errorf("fuzz: no adapter command")
+	}
+	if opts.FakeExe == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		opts.FakeExe = fakecli.Executable(self)
+	}
+	if opts.Deadline <= 0 {
+		opts.Deadline = DefaultExternalDeadline
+	}
+	dir, err := os.MkdirTemp("", "agentconform-fuzz-")
+	if err != nil {
+		return nil, err
+	}
+	return &External{Command: command, opts: opts, dir: dir}, nil
+}
+
+// Close removes the target's work directory.
+func (e *External) Close() error { return os.RemoveAll(e.dir) }
+
+// Name implements Target.
+func (e *External) Name() string { return "external" }
+
+// Agents are the CLIs the target's inputs choose fixtures of.
+func (e *External) Agents() []string { return e.opts.Agents }
+
+// stallPause is how long the runner waits on a CLI that stalled before
+// it closes the session (the caller gives up); interruptQuiet how long it
+// waits before it interrupts.
+const (
+	stallPause     = time.Second
+	interruptQuiet = 200 * time.Millisecond
+)
+
+// Check implements Target: it runs the case as one conformance case and
+// judges the observation by the fuzz properties, with the conformance
+// checks that implement them.
+func (e *External) Check(c Case) *Failure {
+	cc, cleanup, err := e.conformanceCase(c)
+	if err != nil {
+		return failf(PropNoPanic, "the case could not run: %v", err)
+	}
+	defer cleanup()
+	a := adapterFor(e.Command)
+	a.SignalInterrupt = e.opts.SignalInterrupt
+	cfg := conformance.Config{Adapter: a, FakeExe: e.opts.FakeExe, Seed: c.Seed, Timeout: e.opts.Deadline, WorkDir: e.dir}
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
+	o, err := conformance.Exec(context.Background(), cfg, cc)
+	if err != nil {
+		return failf(PropNoPanic, "the case could not run: %v", err)
+	}
+	return e.judge(c, o)
+}
+
+// conformanceCase turns a fuzz case into the conformance case the runner
+// plays: the transcript (a fixture by name, or a file; delays shorter
+// than a stall are dropped, as the in-process targets play them), the
+// faults and seed, the interrupt, and a close for a CLI that stalls.
+func (e *External) conformanceCase(c Case) (*conformance.Case, func(), error) {
+	t := c.Transcript
+	cc := &conformance.Case{ID: "fuzz/" + t.Header.CLI + "/" + t.Header.Scenario, Agent: t.Header.CLI, Faults: c.Faults,
+		Permission: c.Permission, Prompts: prompts(t), Timeout: e.opts.Deadline}
+	if cc.Permission == "" {
+		cc.Permission = "allow"
+	}
+	cleanup := func() {}
+	if f, ok := loadedFixtures()[t.Name]; ok && f == t && !hasDelays(t.Steps) {
+		cc.Fixture = t.Name
+	} else {
+		p := filepath.Join(e.dir, fmt.Sprintf("case-%d.jsonl", e.n.Add(1)))
+		var buf bytes.Buffer
+		tt := *t
+		tt.Steps = withoutDelays(t.Steps)
+		if err := transcript.Write(&buf, &tt); err != nil {
+			return nil, cleanup, err
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+			return nil, cleanup, err
+		}
+		cc.Transcript = p
+		cleanup = func() { os.Remove(p) }
+	}
+	stalls := strings.Contains(c.Faults, "stall") || hasStall(t.Steps)
+	if c.Interrupt {
+		cc.Interrupt = &conformance.InterruptPlan{Quiet: interruptQuiet}
+		cc.Expect.Cancelled = true
+	}
+	if stalls {
+		cc.Expect.Stall, cc.Expect.TurnFails = true, true
+		cc.CloseWhenQuiet = stallPause
+	}
+	return cc, cleanup, nil
+}
+
+// adapterFor starts the command directly when it is a plain list of
+// words, and through /bin/sh -c otherwise: the shell costs a millisecond
+// of every execution.
+func adapterFor(command string) conformance.Adapter {
+	a := conformance.ShellAdapter(command)
+	if strings.ContainsAny(command, "'\"\\$`!*?[](){};&|<>~#=\n") {
+		return a
+	}
+	words := strings.Fields(command)
+	if len(words) == 0 {
+		return a
+	}
+	path, err := exec.LookPath(words[0])
+	if err != nil {
+		return a
+	}
+	a.Command = func(ctx context.Context) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, path, words[1:]...)
+		cmd.Args[0] = words[0]
+		return cmd
+	}
+	return a
+}
+
+func hasDelays(steps []transcript.Step) bool {
+	for _, s := range steps {
+		if s.Op == transcript.OpDelay && s.DelayMS < stallMS {
+			return true
+		}
+	}
+	return false
+}
+
+func hasStall(steps []transcript.Step) bool {
+	for _, s := range steps {
+		if s.Op == transcript.OpDelay && s.DelayMS >= stallMS {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutDelays drops the delay steps shorter than a stall.
+func withoutDelays(steps []transcript.Step) []transcript.Step {
+	out := make([]transcript.Step, 0, len(steps))
+	for _, s := range steps {
+		if s.Op == transcript.OpDelay && s.DelayMS < stallMS {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// judge maps the conformance checks onto the fuzz properties.
+func (e *External) judge(c Case, o *conformance.Observation) *Failure {
+	switch {
+	case o.StartErr != nil:
+		return failf(PropNoPanic, "the case could not run: the adapter did not start: %v", o.StartErr)
+	case o.TimedOut:
+		return failf(PropDeadline, "the adapter was still running after %s (the case's deadline); killed", e.opts.Deadline)
+	case o.Crashed():
+		how := fmt.Sprintf("exit %d", o.ExitCode)
+		if o.ExitSignal != "" {
+			how = "killed by " + o.ExitSignal
+		}
+		return failf(PropNoPanic, "the adapter died (%s) without its end record; stderr: %s", how, clip(lastLines(string(o.Stderr), 8), 800))
+	}
+	for _, chk := range []*conformance.Check{conformance.CheckHello, conformance.CheckValid} {
+		if out := chk.Judge(o); !out.OK && !out.Info {
+			return failf(PropValid, "%s: expected %s; %s", chk.ID, out.Expected, out.Actual)
+		}
+	}
+	for _, chk := range []*conformance.Check{conformance.CheckRecords, conformance.CheckEnds} {
+		if out := chk.Judge(o); !out.OK && !out.Info {
+			return failf(PropEnds, "%s: expected %s; %s", chk.ID, out.Expected, out.Actual)
+		}
+	}
+	profile := ""
+	if o.Hello != nil {
+		profile = o.Hello.Profile
+	}
+	if profile == "unified" || profile == "shim" {
+		var input []byte
+		for _, w := range o.Wire {
+			input = append(input, w.Bytes...)
+		}
+		evs := make([]decoded, 0, len(o.Events))
+		for _, ev := range o.Events {
+			evs = append(evs, decoded{raw: ev.Raw, obj: ev.Obj})
+		}
+		if f := checkIDs(profile, evs, input); f != nil {
+			return f
+		}
+	}
+	if losslessApplies(c) {
+		// Content-neutral faults, or none, on a session the CLI completes:
+		// the conformance lossless checks (the reference translation of
+		// the bytes the fakes wrote) apply.
+		checks := []*conformance.Check{conformance.CheckLosslessText, conformance.CheckLosslessTools, conformance.CheckLosslessUsage}
+		if profile == "native" {
+			checks = []*conformance.Check{conformance.CheckLosslessEvents}
+		}
+		for _, chk := range checks {
+			if out := chk.Judge(o); !out.OK && !out.Info {
+				return failf(PropLossless, "%s: expected %s; %s\n%s", chk.ID, out.Expected, out.Actual, clip(out.Diff, 3000))
+			}
+		}
+	}
+	return nil
+}
+
+// losslessApplies says whether the lossless checks judge a case: only
+// content-neutral faults (or none), no interrupt or stall, and a fixture
+// the CLI completes (as conformance judges them: not after an API error or
+// max turns, where the error texts of unfinished tools legitimately differ).
+func losslessApplies(c Case) bool {
+	if c.Interrupt || hasStall(c.Transcript.Steps) || (c.Faults != "" && c.Base == nil) {
+		return false
+	}
+	switch c.Transcript.Header.Scenario {
+	case "api-error", "max-turns":
+		return false
+	}
+	return true
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,149 @@
+package fuzz
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// F is what a fuzz target uses of *testing.F. It is an interface so that
+// the libFuzzer builds of ClusterFuzzLite and OSS-Fuzz, which hand the
+// targets their own F, fit too.
+type F interface {
+	Add(args ...any)
+	Fuzz(ff any)
+	TempDir() string
+	Cleanup(func())
+	Fatal(args ...any)
+}
+
+// T is what a fuzz target uses of *testing.T.
+type T interface {
+	Fatal(args ...any)
+	Skip(args ...any)
+}
+
+// TargetValidate is the body of FuzzValidate.
+func TargetValidate(f F) {
+	for _, b := range RawSeeds(RawValidate) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { fatalIf(t, CheckValidate(data)) })
+}
+
+// TargetTranscript is the body of FuzzTranscript.
+func TargetTranscript(f F) {
+	for _, b := range RawSeeds(RawTranscript) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { fatalIf(t, CheckTranscript(data)) })
+}
+
+// TargetFakeFlags is the body of FuzzFakeFlags.
+func TargetFakeFlags(f F) {
+	for _, b := range RawSeeds(RawFakeFlags) {
+		f.Add(b)
+	}
+	sessions := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) { fatalIf(t, CheckFakeFlags(data, sessions)) })
+}
+
+func fatalIf(t T, f *Failure) {
+	if f != nil {
+		t.Fatal(f.Error())
+	}
+}
+
+// TargetReference is the body of FuzzReferenceUnified and
+// FuzzReferenceShim: the reference adapter of profile in process (or,
+// in TestPlantedBugs's runs, a copy with a planted bug).
+func TargetReference(f F, profile string) {
+	target, err := inProcessTarget(profile)
+	if err != nil {
+		f.Fatal(err)
+		return
+	}
+	addSeeds(f, InProcessSeeds)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzOne(t, target, Decode(data, nil)) })
+}
+
+// TargetExternal is the body of FuzzExternalAdapter: the adapter
+// $AGENTCONFORM_FUZZ_ADAPTER starts, through the harness and the fakes;
+// without one, every input skips.
+func TargetExternal(f F) {
+	addSeeds(f, ExternalSeeds)
+	cmd := os.Getenv(EnvAdapter)
+	if cmd == "" {
+		f.Fuzz(func(t *testing.T, data []byte) { t.Skip("no adapter: set " + EnvAdapter) })
+		return
+	}
+	opts, err := externalOptionsFromEnv(f)
+	if err != nil {
+		f.Fatal(err)
+		return
+	}
+	target, err := NewExternal(cmd, opts)
+	if err != nil {
+		f.Fatal(err)
+		return
+	}
+	f.Cleanup(func() { target.Close() })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzOne(t, target, Decode(data, opts.Agents)) })
+}
+
+// externalOptionsFromEnv reads the external target's options. Without
+// $AGENTCONFORM_FUZZ_FAKE, it builds the lean fake (cmd/agentconform-fake)
+// into the test's temporary directory: a test binary is no fake.
+func externalOptionsFromEnv(f F) (ExternalOptions, error) {
+	opts := ExternalOptions{FakeExe: os.Getenv(EnvFakeExe), SignalInterrupt: os.Getenv(EnvSignalInterrupt) != ""}
+	if d, err := time.ParseDuration(os.Getenv(EnvDeadline)); err == nil {
+		opts.Deadline = d
+	}
+	if a := os.Getenv(EnvAgents); a != "" {
+		opts.Agents = strings.Split(a, ",")
+	}
+	if opts.FakeExe == "" {
+		root, err := CheckoutRoot()
+		if err != nil {
+			return opts, fmt.Errorf("no %s, and no checkout to build the fake from: %w", EnvFakeExe, err)
+		}
+		exe := filepath.Join(f.TempDir(), "agentconform-fake")
+		cmd := exec.Command("go", "build", "-o", exe, "./cmd/agentconform-fake")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return opts, fmt.Errorf("building the fake: %v\n%s", err, out)
+		}
+		opts.FakeExe = exe
+	}
+	return opts, nil
+}
+
+func addSeeds(f F, set SeedSet) {
+	seeds, err := SeedBytes(set)
+	if err != nil {
+		f.Fatal(err)
+		return
+	}
+	for _, b := range seeds {
+		f.Add(b)
+	}
+}
+
+// fuzzOne runs one input and reports its failure, shrunk and saved when
+// $AGENTCONFORM_FUZZ_CRASHERS names a directory. A failure that is a known
+// open issue (testdata/crashers/KNOWN) skips, so that fuzzing goes on.
+func fuzzOne(t T, target Target, in Input) {
+	_, fail := CheckInput(target, in)
+	if fail == nil {
+		return
+	}
+	if k := knownIssue(target, fail); k != "" {
+		t.Skip("known issue " + k + ": " + fail.Property)
+		return
+	}
+	t.Fatal(Report(target, in, fail, os.Getenv(EnvCrashers)))
+}
