@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing/iotest"
 	"time"
 
@@ -208,9 +211,15 @@ func normalStep(s transcript.Step) transcript.Step {
 // CheckFakeFlags runs a fake CLI in process with an arbitrary command
 // line: the first byte chooses claude, codex or gemini, the rest is the
 // arguments, NUL-separated. It replays the CLI's plain-text fixture with
-// stdin closed. The fake must end within a deadline with a status from 0
-// to 255, and say why on stderr when the status is not 0.
-func CheckFakeFlags(data []byte, sessions string) *Failure {
+// stdin closed, in dir (its session store and working directory). The fake
+// must end within a deadline with a status from 0 to 255, and say why on
+// stderr when the status is not 0.
+//
+// Codex writes its last message to the file --output-last-message names:
+// so that no input writes outside dir, a Codex command line with a "/" in
+// it is skipped, and the fake runs with dir as the working directory (one
+// at a time: the working directory belongs to the process).
+func CheckFakeFlags(data []byte, dir string) *Failure {
 	if len(data) == 0 {
 		return nil
 	}
@@ -219,8 +228,21 @@ func CheckFakeFlags(data []byte, sessions string) *Failure {
 	if len(data) > 1 {
 		args = strings.Split(string(data[1:]), "\x00")
 	}
-	env := map[string]string{fakecli.EnvFixture: cli + "/plain-text", fakecli.EnvSessions: sessions}
+	if cli == "codex" && bytes.ContainsRune(data[1:], '/') {
+		return nil
+	}
+	env := map[string]string{fakecli.EnvFixture: cli + "/plain-text", fakecli.EnvSessions: filepath.Join(dir, "sessions")}
 	var stdout, stderr bytes.Buffer
+	fakeMu.Lock()
+	defer fakeMu.Unlock()
+	wd, err := os.Getwd()
+	if err != nil {
+		return failf(PropNoPanic, "the case could not run: %v", err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		return failf(PropNoPanic, "the case could not run: %v", err)
+	}
+	defer os.Chdir(wd)
 	start := time.Now()
 	stop := watchWhat(start, 20*time.Second, fmt.Sprintf("%s %q", cli, args))
 	code := fakecli.Run(cli, args, bytes.NewReader(nil), &stdout, &stderr, func(k string) string { return env[k] })
@@ -236,6 +258,9 @@ func CheckFakeFlags(data []byte, sessions string) *Failure {
 	}
 	return nil
 }
+
+// fakeMu serialises CheckFakeFlags, which changes the working directory.
+var fakeMu sync.Mutex
 
 // The targets on arbitrary bytes, for RawSeeds.
 const (
