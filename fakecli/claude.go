@@ -498,9 +498,6 @@ func (c *claudeState) dispatch(e *engine, m *stdinMsg, st *transcript.Step) flow
 	if st == nil {
 		if nx := e.nextIn(); nx != nil && e.matches(nx, m) {
 			e.held = append(e.held, m)
-			if m.typ != "user" {
-				e.wake = true
-			}
 			return flowNone
 		}
 	}

@@ -38,8 +38,6 @@ type engine struct {
 	// arrived while a turn ran (Claude), and lines that match the next
 	// "in" step before the replay reached it.
 	held []*stdinMsg
-	// wake cuts a delay short: a line for the step after it arrived.
-	wake bool
 
 	// rewriteFrom is replaced by rewriteTo in every stdout line: the
 	// recorded session id by the process's own (--session-id, a fork).
@@ -282,6 +280,9 @@ func (e *engine) wait(d time.Duration, kind waitKind) (flow, *stdinMsg) {
 	if err != nil {
 		return e.stdoutGone(), nil
 	}
+	if kind == waitTime && e.heldForNext() {
+		return flowNone, nil
+	}
 	var timer <-chan time.Time
 	if d >= 0 {
 		t := time.NewTimer(d)
@@ -324,11 +325,8 @@ func (e *engine) wait(d time.Duration, kind waitKind) (flow, *stdinMsg) {
 			if f := e.c.dispatch(e, m, nil); f != flowNone {
 				return f, nil
 			}
-			if e.wake {
-				e.wake = false
-				if kind == waitTime {
-					return flowNone, nil
-				}
+			if kind == waitTime && e.heldForNext() {
+				return flowNone, nil
 			}
 		}
 	}
@@ -505,6 +503,25 @@ func (e *engine) takeHeld(st *transcript.Step) *stdinMsg {
 		}
 	}
 	return nil
+}
+
+// heldForNext reports whether a line the client already sent (other than a
+// user message, which waits for its turn) is held for the "in" step after
+// the current delay: then the delay is cut short, as the client has moved
+// on. Asking at each delay, rather than remembering that some line once
+// arrived early, keeps a line held for a later step (an initialize sent
+// before its time) from cutting short an unrelated delay.
+func (e *engine) heldForNext() bool {
+	nx := e.nextIn()
+	if nx == nil {
+		return false
+	}
+	for _, m := range e.held {
+		if m.typ != "user" && e.matches(nx, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // nextIn returns the "in" step the replay reaches next without waiting
