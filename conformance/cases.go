@@ -32,6 +32,7 @@ func lifecycleFaults(agent string) []lifecycleFault {
 		{"exit-0-no-terminal", "drop:type=" + terminal, "the CLI writes no terminal event (and exits 0, or stays silent waiting for input)", Expect{TurnFails: true}, 500 * time.Millisecond},
 		{"exit-nonzero", "exit_code:code=3", "the CLI exits 3 after a normal-looking stream", Expect{TurnFails: true}, 0},
 		{"killed", "die:signal=SIGKILL,after=2", "the CLI is killed by SIGKILL after two lines", Expect{TurnFails: true}, 0},
+		{"dies-before-output", "die:signal=SIGKILL,after=0", "the CLI is killed before it writes a line", Expect{TurnFails: true}, 0},
 		{"stderr-flood", "stderr_flood:bytes=4194304", "the CLI writes 4 MiB to stderr before its first stdout line", Expect{}, 0},
 		{"banner", "banner", "the CLI prints a non-JSON banner line on stdout", Expect{}, 0},
 		{"stall", "stall:after=2", "the CLI stops writing after two lines and stays alive; the runner closes", Expect{TurnFails: true, Stall: true}, 500 * time.Millisecond},

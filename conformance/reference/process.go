@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -258,7 +259,7 @@ func (p *proc) exitErr() error {
 		return nil
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return &ExitError{CLI: p.name, Signal: ws.Signal().String(), Stderr: p.tail.String()}
+		return &ExitError{CLI: p.name, Signal: signalName(ws.Signal()), Stderr: p.tail.String()}
 	}
 	if st.ExitCode() != 0 {
 		return &ExitError{CLI: p.name, Code: st.ExitCode(), Stderr: p.tail.String()}
@@ -289,6 +290,18 @@ func (e *ExitError) Error() string {
 		msg += ": " + last
 	}
 	return msg
+}
+
+// signalName is a signal's conventional name ("SIGKILL"); Go's own String
+// gives a description ("killed") that reads badly in "killed by killed".
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{syscall.SIGKILL: "SIGKILL", syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT",
+		syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT", syscall.SIGPIPE: "SIGPIPE", syscall.SIGSEGV: "SIGSEGV",
+		syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS"}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return "signal " + strconv.Itoa(int(s))
 }
 
 // IsExitError reports whether err is (or wraps) an ExitError.

@@ -152,6 +152,9 @@ type server struct {
 	startErr error
 	turn     *Turn
 	queue    []string // sends that came while a turn ran
+	// failure is the error of the last turn that failed the session (not
+	// one the caller interrupted), for the end record.
+	failure string
 }
 
 func (s *server) logf(format string, args ...any) {
@@ -194,6 +197,9 @@ func (s *server) loop(in io.Reader) error {
 			res := s.turn.Wait()
 			s.turn = nil
 			s.turnEnd(res.OK, res.Error, res.SessionID)
+			if !res.OK && !res.Interrupted && res.SessionEnded {
+				s.failure = res.Error
+			}
 			if len(s.queue) > 0 {
 				next := s.queue[0]
 				s.queue = s.queue[1:]
@@ -218,6 +224,8 @@ func (s *server) loop(in io.Reader) error {
 		err = errors.New("stopped")
 	case err == nil && s.startErr != nil:
 		err = s.startErr
+	case err == nil && s.failure != "":
+		err = errors.New(s.failure)
 	}
 	ok := err == nil
 	end := record{Kind: "end", OK: &ok}

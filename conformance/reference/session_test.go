@@ -232,8 +232,15 @@ func TestResumeUnknownSession(t *testing.T) {
 	if run.closeErr == nil {
 		t.Error("Close: nil error for a CLI that exited with status 1 on its own")
 	}
-	if len(run.events) != 0 {
-		t.Errorf("events for a session that never started: %s", encode(t, run.events))
+	// The CLI wrote nothing, but the caller must still see the session
+	// end (lifecycle/ends-stream): started with what is known, then failed
+	// with the CLI's message.
+	if len(run.events) != 2 {
+		t.Fatalf("want sessionStarted and sessionEnded, got %s", encode(t, run.events))
+	}
+	ended, ok := run.events[1].(*unified.SessionEnded)
+	if run.events[0].EventType() != unified.TypeSessionStarted || !ok || ended.Reason != unified.ReasonFailed || !strings.Contains(ended.Error, "No conversation found") {
+		t.Errorf("want sessionStarted, then sessionEnded failed with the CLI's message; got %s", encode(t, run.events))
 	}
 }
 

@@ -300,6 +300,13 @@ func (c *core[E]) EndTurn(end TurnEnd) ([]E, TurnResult) {
 		c.total.add(term.usage)
 	}
 	c.last, c.lastErr = oc, errText
+	if !c.started && oc != outcomeCompleted {
+		// The CLI failed before it wrote a line: start the session with
+		// what is known, so the caller sees the failed turn (a shim's error
+		// and result, seed 001 "emit result even after errors").
+		c.started = true
+		out = append(out, c.r.render(factSession{id: c.p.sessionID()})...)
+	}
 	if c.started {
 		out = append(out, c.r.render(factTurnEnd{outcome: oc, term: term, errText: errText, sessionOver: over})...)
 	}
@@ -369,11 +376,19 @@ func (c *core[E]) EndSession(err error) []E {
 }
 
 func (c *core[E]) endSession(reason unified.Reason, msg string) []E {
+	var out []E
 	if !c.started {
-		c.ended = true
-		return nil
+		if reason == unified.ReasonCompleted {
+			c.ended = true
+			return nil
+		}
+		// The CLI failed before it wrote a line (it died, or never ran):
+		// start the session with what is known, so the caller sees it end
+		// instead of waiting for a stream that never comes.
+		c.started = true
+		out = c.r.render(factSession{id: c.p.sessionID()})
 	}
-	out := c.closeOpen("the session ended before the tool completed")
+	out = append(out, c.closeOpen("the session ended before the tool completed")...)
 	c.ended = true
 	return append(out, c.r.render(factSessionEnd{reason: reason, errText: msg, total: c.total})...)
 }
