@@ -148,6 +148,24 @@ for await (const cmd of commands()) {
       // Ending the input lets the SDK close the CLI's stdin once the running
       // turn is over; the CLI then exits and the message stream ends.
       if (inbox && !inbox.ended) inbox.end();
+      if (turnOpen && q && !ended) {
+        // close during a turn: the caller is gone (HARNESS.md). Interrupt
+        // the turn; if it does not end, Query.close() stops the CLI (the
+        // SDK's SIGTERM, then SIGKILL).
+        log('close during a turn: interrupting, then closing the query');
+        q.interrupt().catch((err) => log('interrupt failed:', errorText(err)));
+        const stop = setTimeout(() => {
+          try {
+            q.close?.();
+          } catch (err) {
+            log('close failed:', errorText(err));
+          }
+        }, 2000);
+        if (pump) await pump;
+        clearTimeout(stop);
+        finish(false, 'closed during a turn');
+        break;
+      }
       if (pump) await pump;
       finish(!sdkError, errorText(sdkError));
       break;

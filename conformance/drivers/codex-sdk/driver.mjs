@@ -111,7 +111,13 @@ for await (const cmd of commands()) {
       break;
     case 'close':
       if (cmd.eof) log('stdin ended without close; closing');
-      if (turn) await turn.done;
+      if (turn) {
+        // close during a turn: the caller is gone (HARNESS.md): abort it
+        // (the SDK's only way to stop the CLI: one SIGTERM).
+        log('close during a turn: aborting it');
+        turn.abort.abort();
+        await turn.done;
+      }
       // Every turn's process has exited by now (the SDK waits for it), so
       // closing always succeeds; how each turn went is in its turn_end.
       finish(true);
