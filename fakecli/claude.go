@@ -392,6 +392,19 @@ func (c *claudeState) afterOut(e *engine, i int, text string) flow {
 // than the step expects still starts the turn.
 func (c *claudeState) beforeIn(e *engine, st *transcript.Step) (flow, bool) {
 	typ := stepType(st)
+	if typ == "control_request" && st.Optional {
+		// The client's user message came before the replay reached this
+		// optional request (initialize): it skipped the request, as when
+		// the message arrives during the wait. Without this, the held
+		// message and the waiting step would wait for each other.
+		for _, m := range e.held {
+			if m.typ == "user" {
+				e.pc++
+				c.skipAnswers(e, st)
+				return flowJump, true
+			}
+		}
+	}
 	if c.skipPerm && typ == "control_response" {
 		c.skipPerm = false
 		for _, cs := range st.Cases {

@@ -503,3 +503,31 @@ func TestClaudeQueuedUserMessage(t *testing.T) {
 		t.Errorf("exit %d, more lines %q", r.code, rest)
 	}
 }
+
+// TestClaudeUserBeforeOptionalInitialize pins a race: a user message that
+// arrives before the replay reaches an optional initialize step (here,
+// while a delay runs) must skip that step, not leave the two waiting for
+// each other.
+func TestClaudeUserBeforeOptionalInitialize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	tr := `{"transcript":"agentconform/v1","cli":"claude","cli_version":"2.1.329","scenario":"race"}
+{"delay_ms":300}
+{"in":{"type":"control_request","request":{"subtype":"initialize"}},"capture":{"init":"/request_id"},"optional":true}
+{"out":"{\"type\":\"control_response\",\"response\":{\"subtype\":\"success\",\"request_id\":\"{{init}}\"}}"}
+{"in":{"type":"user"}}
+{"out":"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"s\"}"}
+{"stdin_eof":true}
+{"exit":0}
+`
+	if err := os.WriteFile(path, []byte(tr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := fakecli.Start(t, fakecli.Options{Transcript: path})
+	l := startFake(t, f, "claude", claudeStream, cmdOpts{})
+	l.send(user("hi"))
+	l.until("result", typeIs("result"))
+	r, _ := l.wait()
+	if r.code != 0 {
+		t.Errorf("exit %d", r.code)
+	}
+}
