@@ -240,7 +240,7 @@ type driver struct {
 	tr        Translator
 	run       *Run
 	interrupt bool
-	sp        splitter
+	sp        reference.LineSplitter
 	cutErr    error
 }
 
@@ -251,12 +251,10 @@ func (d *driver) out(evs [][]byte) { d.run.Events = append(d.run.Events, evs...)
 func (d *driver) pump(e *emu, line func(l []byte, partial bool)) {
 	e.rec.take(func(chunk []byte) {
 		d.run.Input = append(d.run.Input, chunk...)
-		d.sp.feed(chunk, func(l []byte) { line(l, false) })
+		d.sp.Feed(chunk, func(l []byte) { line(l, false) })
 	})
 	if e.done {
-		if rest := d.sp.flush(); rest != nil {
-			line(rest, true)
-		}
+		d.sp.Flush(line)
 	}
 }
 

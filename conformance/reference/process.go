@@ -114,7 +114,7 @@ func closeAll(fs ...io.Closer) {
 	}
 }
 
-// readStdout splits stdout into lines (lineSplitter: no length limit, a
+// readStdout splits stdout into lines (LineSplitter: no length limit, a
 // 64 MiB line arrives whole) and hands them to the session.
 func (p *proc) readStdout(r *os.File) {
 	defer p.wg.Done()
@@ -127,15 +127,15 @@ func (p *proc) readStdout(r *os.File) {
 			// full pipe while it is being stopped.
 		}
 	}
-	var sp lineSplitter
+	var sp LineSplitter
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
-			sp.feed(buf[:n], func(l []byte) { send(outLine{data: bytes.Clone(l)}) })
+			sp.Feed(buf[:n], func(l []byte) { send(outLine{data: bytes.Clone(l)}) })
 		}
 		if err != nil {
-			sp.flush(func(l []byte, partial bool) { send(outLine{data: bytes.Clone(l), partial: partial}) })
+			sp.Flush(func(l []byte, partial bool) { send(outLine{data: bytes.Clone(l), partial: partial}) })
 			return
 		}
 	}

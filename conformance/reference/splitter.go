@@ -2,14 +2,16 @@ package reference
 
 import "bytes"
 
-// lineSplitter cuts a CLI's stdout into lines, whatever sizes the reads
+// LineSplitter cuts a CLI's stdout into lines, whatever sizes the reads
 // come in. A line ends at a newline, or, for a JSON object, as soon as its
 // top-level brace closes: a CLI that writes its last event without a
 // newline and then waits (for stdin to close, say) is not left waiting
 // for ever, and two objects run together on one line come out as two.
 // The scan is incremental (each byte is looked at once), so a 64 MiB line
-// costs one pass, and there is no length limit.
-type lineSplitter struct {
+// costs one pass, and there is no length limit. A trailing "\r" is dropped
+// and blank lines are skipped. The zero value is ready to use; the fuzz
+// targets use it too, so that they cut lines exactly as the adapters do.
+type LineSplitter struct {
 	buf []byte // the current line so far
 
 	// Scan state of buf, for a line that starts with '{'.
@@ -20,8 +22,9 @@ type lineSplitter struct {
 	escaped  bool
 }
 
-// feed takes the next chunk of stdout and emits every line it completes.
-func (s *lineSplitter) feed(chunk []byte, emit func(line []byte)) {
+// Feed takes the next chunk of stdout and emits every line it completes.
+// A line is valid only during its emit call.
+func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
 	for len(chunk) > 0 {
 		i := bytes.IndexByte(chunk, '\n')
 		part := chunk
@@ -44,16 +47,16 @@ func (s *lineSplitter) feed(chunk []byte, emit func(line []byte)) {
 	}
 }
 
-// flush emits what is left at EOF; partial reports that it is a line the
+// Flush emits what is left at EOF; partial reports that it is a line the
 // CLI never finished.
-func (s *lineSplitter) flush(emit func(line []byte, partial bool)) {
+func (s *LineSplitter) Flush(emit func(line []byte, partial bool)) {
 	if len(bytes.TrimSpace(s.buf)) > 0 {
 		emit(bytes.TrimRight(s.buf, "\r"), true)
 	}
 	s.reset()
 }
 
-func (s *lineSplitter) emitLine(emit func(line []byte)) {
+func (s *LineSplitter) emitLine(emit func(line []byte)) {
 	line := bytes.TrimRight(s.buf, "\r")
 	if len(bytes.TrimSpace(line)) > 0 {
 		emit(line)
@@ -61,14 +64,14 @@ func (s *lineSplitter) emitLine(emit func(line []byte)) {
 	s.reset()
 }
 
-func (s *lineSplitter) reset() {
+func (s *LineSplitter) reset() {
 	s.buf = s.buf[:0]
 	s.json, s.decided, s.depth, s.inString, s.escaped = false, false, 0, false, false
 }
 
 // scan looks at part (which holds no newline and follows buf) and reports
 // where a JSON line's top-level object closes in it, if it does.
-func (s *lineSplitter) scan(part []byte) (int, bool) {
+func (s *LineSplitter) scan(part []byte) (int, bool) {
 	for j, c := range part {
 		if !s.decided {
 			switch c {

@@ -7,17 +7,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// split feeds input to a lineSplitter in pieces of size n and returns the
+// split feeds input to a LineSplitter in pieces of size n and returns the
 // lines, a cut last line marked with a "PARTIAL:" prefix.
 func split(input string, n int) []string {
-	var s lineSplitter
+	var s LineSplitter
 	var out []string
 	for len(input) > 0 {
 		k := min(n, len(input))
-		s.feed([]byte(input[:k]), func(l []byte) { out = append(out, string(l)) })
+		s.Feed([]byte(input[:k]), func(l []byte) { out = append(out, string(l)) })
 		input = input[k:]
 	}
-	s.flush(func(l []byte, partial bool) { out = append(out, "PARTIAL:"+string(l)) })
+	s.Flush(func(l []byte, partial bool) { out = append(out, "PARTIAL:"+string(l)) })
 	return out
 }
 
