@@ -61,7 +61,7 @@ func AcceptSchemas(schemasDir, cli, version string, ts []*transcript.Transcript)
 		if v == version {
 			return nil, fmt.Errorf("capture: %s already exists; a schema version is never rewritten (edit it by hand if it is wrong)", filepath.Join(schemasDir, "observed", cli, version))
 		}
-		if compareVersions(v, version) < 0 {
+		if schemas.CompareVersions(v, version) < 0 {
 			base = v
 		}
 	}

@@ -7,10 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/agentconform/agentconform/fixtures"
+	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -59,11 +58,11 @@ func (b Baseline) Load(cli, version, scenario string) (*transcript.Transcript, e
 		if _, err := os.Stat(filepath.Join(b.Dir, cli, v, scenario+".jsonl")); err != nil {
 			continue
 		}
-		c := compareVersions(v, version)
-		if c < 0 && (older == "" || compareVersions(v, older) > 0) {
+		c := schemas.CompareVersions(v, version)
+		if c < 0 && (older == "" || schemas.CompareVersions(v, older) > 0) {
 			older = v
 		}
-		if c <= 0 && (notNewer == "" || compareVersions(v, notNewer) > 0) {
+		if c <= 0 && (notNewer == "" || schemas.CompareVersions(v, notNewer) > 0) {
 			notNewer = v
 		}
 	}
@@ -85,35 +84,6 @@ func (b Baseline) Load(cli, version, scenario string) (*transcript.Transcript, e
 	}
 	t.Name = p
 	return t, nil
-}
-
-// compareVersions orders dotted versions numerically segment by segment
-// ("0.61.0" < "0.169.0"); a non-numeric segment compares as a string.
-func compareVersions(a, b string) int {
-	as, bs := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(as) || i < len(bs); i++ {
-		var x, y string
-		if i < len(as) {
-			x = as[i]
-		}
-		if i < len(bs) {
-			y = bs[i]
-		}
-		xn, xerr := strconv.Atoi(x)
-		yn, yerr := strconv.Atoi(y)
-		switch {
-		case xerr == nil && yerr == nil:
-			if xn != yn {
-				if xn < yn {
-					return -1
-				}
-				return 1
-			}
-		case x != y:
-			return strings.Compare(x, y)
-		}
-	}
-	return 0
 }
 
 // DriftReport compares one capture with its baseline and with the

@@ -141,7 +141,7 @@ func Versions(fsys fs.FS, cli string) ([]string, error) {
 			vs = append(vs, e.Name())
 		}
 	}
-	sort.Slice(vs, func(i, j int) bool { return compareVersions(vs[i], vs[j]) < 0 })
+	sort.Slice(vs, func(i, j int) bool { return CompareVersions(vs[i], vs[j]) < 0 })
 	return vs, nil
 }
 
@@ -154,16 +154,17 @@ func pickVersion(versions []string, want string) string {
 	}
 	best := versions[0]
 	for _, v := range versions {
-		if compareVersions(v, want) <= 0 {
+		if CompareVersions(v, want) <= 0 {
 			best = v
 		}
 	}
 	return best
 }
 
-// compareVersions orders dotted versions numerically segment by segment
-// ("0.61.0" < "0.169.0"); a non-numeric segment compares as a string.
-func compareVersions(a, b string) int {
+// CompareVersions orders dotted CLI versions numerically segment by
+// segment ("0.61.0" < "0.169.0"); a non-numeric segment compares as a
+// string. It returns -1, 0 or 1.
+func CompareVersions(a, b string) int {
 	as, bs := strings.Split(a, "."), strings.Split(b, ".")
 	for i := 0; i < len(as) || i < len(bs); i++ {
 		var x, y string

@@ -108,7 +108,7 @@ func TestVersions(t *testing.T) {
 			t.Errorf("pickVersion(%q) = %q, want %q", ask, got, want)
 		}
 	}
-	if compareVersions("0.61.0", "0.169.0") >= 0 || compareVersions("2.1.329", "2.1.197") <= 0 {
+	if CompareVersions("0.61.0", "0.169.0") >= 0 || CompareVersions("2.1.329", "2.1.197") <= 0 {
 		t.Error("compareVersions must compare numerically")
 	}
 }
