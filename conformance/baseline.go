@@ -15,6 +15,7 @@ import (
 type Baseline struct {
 	entries map[string]bool
 	order   []string
+	lines   map[string]int // the 1-based line of each entry
 	// File is where the baseline came from, for messages.
 	File string
 }
@@ -36,7 +37,7 @@ func ReadBaseline(path string) (*Baseline, error) {
 
 // ParseBaseline parses baseline lines.
 func ParseBaseline(r io.Reader) (*Baseline, error) {
-	b := &Baseline{entries: map[string]bool{}}
+	b := &Baseline{entries: map[string]bool{}, lines: map[string]int{}}
 	sc := bufio.NewScanner(r)
 	n := 0
 	for sc.Scan() {
@@ -55,10 +56,32 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 		key := strings.Join(f, " ")
 		if !b.entries[key] {
 			b.entries[key] = true
+			b.lines[key] = n
 			b.order = append(b.order, key)
 		}
 	}
 	return b, sc.Err()
+}
+
+// BaselineEntry is one expected failure and where the file lists it.
+type BaselineEntry struct {
+	// Key is "<case-id>" (every check of the case) or "<case-id> <check-id>".
+	Key string
+	// Line is the entry's 1-based line in the file.
+	Line int
+}
+
+// Entries returns the entries in file order, without duplicates (nil for
+// a nil baseline).
+func (b *Baseline) Entries() []BaselineEntry {
+	if b == nil {
+		return nil
+	}
+	out := make([]BaselineEntry, len(b.order))
+	for i, k := range b.order {
+		out[i] = BaselineEntry{Key: k, Line: b.lines[k]}
+	}
+	return out
 }
 
 func (b *Baseline) expects(caseID, check string) (string, bool) {
@@ -89,6 +112,15 @@ type Gate struct {
 	Stale []string `json:"stale,omitempty"`
 }
 
+// ApplyBaseline computes r.Gate against b (nil: every failure is new)
+// with r's strictness: a failure b lists is expected and marked Baselined,
+// any other failure is new, and an entry whose case (or case and check)
+// ran without failing is stale. The runner calls it; so do the report
+// commands that re-gate saved results.
+func (r *Results) ApplyBaseline(b *Baseline) {
+	r.Gate = gate(r, b, r.Meta.Strict)
+}
+
 // gate marks baselined results and computes the gate.
 func gate(res *Results, b *Baseline, strict bool) Gate {
 	g := Gate{Counts: map[Verdict]int{}}
@@ -100,6 +132,7 @@ func gate(res *Results, b *Baseline, strict bool) Gate {
 			r := &c.Checks[i]
 			ran[c.ID+" "+r.Check] = true
 			g.Counts[r.Verdict]++
+			r.Baselined = false
 			if !r.Verdict.Failed(strict) {
 				continue
 			}

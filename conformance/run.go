@@ -107,34 +107,11 @@ type CheckResult struct {
 
 // Run runs the cases against the adapter and judges them.
 func Run(ctx context.Context, cfg Config) (*Results, error) {
-	if cfg.Adapter.Command == nil {
-		return nil, fmt.Errorf("conformance: no adapter command")
+	cleanup, err := cfg.prepare("agentconform-run-")
+	if err != nil {
+		return nil, err
 	}
-	if cfg.FakeExe == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("conformance: finding the fake executable: %w", err)
-		}
-		cfg.FakeExe = exe
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 20 * time.Second
-	}
-	if cfg.Seed == 0 {
-		cfg.Seed = 1
-	}
-	if cfg.WorkDir == "" {
-		dir, err := os.MkdirTemp("", "agentconform-run-")
-		if err != nil {
-			return nil, fmt.Errorf("conformance: %w", err)
-		}
-		cfg.WorkDir = dir
-		if !cfg.Keep {
-			defer os.RemoveAll(dir)
-		}
-	} else if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
-		return nil, fmt.Errorf("conformance: %w", err)
-	}
+	defer cleanup()
 	res := &Results{Meta: Meta{Tool: "agentconform", Version: Version, Adapter: cfg.Adapter.Name, Seed: cfg.Seed, Strict: cfg.Strict, Started: time.Now()}}
 	if cfg.ShardOf > 1 {
 		res.Meta.Shard = fmt.Sprintf("%d/%d", cfg.Shard+1, cfg.ShardOf)
@@ -205,9 +182,47 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return nil, err
 	}
 	res.Cases = results
-	res.Gate = gate(res, cfg.Baseline, cfg.Strict)
+	res.ApplyBaseline(cfg.Baseline)
 	res.Meta.Duration = time.Since(res.Meta.Started).Seconds()
 	return res, nil
+}
+
+// prepare checks cfg and fills Run's defaults: the fake executable (this
+// one), a 20 s case timeout, seed 1, and a work directory (a new temporary
+// one, removed by cleanup unless Keep).
+func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
+	cleanup = func() {}
+	if cfg.Adapter.Command == nil {
+		return cleanup, fmt.Errorf("conformance: no adapter command")
+	}
+	if cfg.FakeExe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return cleanup, fmt.Errorf("conformance: finding the fake executable: %w", err)
+		}
+		cfg.FakeExe = exe
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 20 * time.Second
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = 1
+	}
+	if cfg.WorkDir != "" {
+		if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+			return cleanup, fmt.Errorf("conformance: %w", err)
+		}
+		return cleanup, nil
+	}
+	dir, err := os.MkdirTemp("", tempPrefix)
+	if err != nil {
+		return cleanup, fmt.Errorf("conformance: %w", err)
+	}
+	cfg.WorkDir = dir
+	if !cfg.Keep {
+		cleanup = func() { os.RemoveAll(dir) }
+	}
+	return cleanup, nil
 }
 
 // Version is the toolkit's version, written into results.

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -12,67 +11,21 @@ import (
 	"github.com/agentconform/agentconform/conformance"
 )
 
-// Baseline is a baseline file as the gate reads it: the same format as
-// conformance.ParseBaseline ("<case-id>" or "<case-id> <check-id>" per
-// line, "#" comments), with the line of every entry, so the gate can say
-// which lines to delete.
-type Baseline struct {
-	// File is the path the baseline was read from, for messages.
-	File string
-	// Entries are the entries in file order, without duplicates.
-	Entries []BaselineEntry
-}
+// Baseline is a baseline file: the runner's own (conformance.Baseline),
+// whose entries keep their lines so the gate can say which to delete.
+type Baseline = conformance.Baseline
 
-// BaselineEntry is one expected failure.
-type BaselineEntry struct {
-	// Key is "<case-id>" (every check of the case) or "<case-id> <check-id>".
-	Key string
-	// Line is the entry's 1-based line in the file.
-	Line int
-}
+// BaselineEntry is one expected failure and its line.
+type BaselineEntry = conformance.BaselineEntry
 
-// ReadBaseline reads a baseline file.
-func ReadBaseline(path string) (*Baseline, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading baseline: %w", err)
-	}
-	defer f.Close()
-	b, err := ParseBaseline(f)
-	if err != nil {
-		return nil, fmt.Errorf("baseline %s: %w", path, err)
-	}
-	b.File = path
-	return b, nil
-}
+// ReadBaseline reads a baseline file (conformance.ReadBaseline).
+func ReadBaseline(path string) (*Baseline, error) { return conformance.ReadBaseline(path) }
 
-// ParseBaseline parses baseline lines.
-func ParseBaseline(r io.Reader) (*Baseline, error) {
-	b := &Baseline{}
-	seen := map[string]bool{}
-	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) > 2 {
-			return nil, fmt.Errorf("line %d: want \"<case-id>\" or \"<case-id> <check-id>\", got %d fields", n, len(f))
-		}
-		key := strings.Join(f, " ")
-		if !seen[key] {
-			seen[key] = true
-			b.Entries = append(b.Entries, BaselineEntry{Key: key, Line: n})
-		}
-	}
-	return b, sc.Err()
-}
+// ParseBaseline parses baseline lines (conformance.ParseBaseline).
+func ParseBaseline(r io.Reader) (*Baseline, error) { return conformance.ParseBaseline(r) }
 
-func (b *Baseline) name() string {
+// baselineName names a baseline in messages.
+func baselineName(b *Baseline) string {
 	if b == nil || b.File == "" {
 		return "the baseline"
 	}
@@ -97,57 +50,10 @@ func ApplyBaseline(doc *Document, b *Baseline, o GateOptions) bool {
 		if o.Strict {
 			r.Meta.Strict = true
 		}
-		recount(r, b)
+		r.ApplyBaseline(b)
 		passed = passed && r.Gate.Passed
 	}
 	return passed
-}
-
-// recount computes r's gate against b with r's strictness.
-func recount(r *conformance.Results, b *Baseline) {
-	strict := r.Meta.Strict
-	entries := map[string]bool{}
-	if b != nil {
-		for _, e := range b.Entries {
-			entries[e.Key] = true
-		}
-	}
-	g := conformance.Gate{Counts: map[conformance.Verdict]int{}}
-	used, ran := map[string]bool{}, map[string]bool{}
-	for _, c := range r.Cases {
-		ran[c.ID] = true
-		for i := range c.Checks {
-			k := &c.Checks[i]
-			key := c.ID + " " + k.Check
-			ran[key] = true
-			g.Counts[k.Verdict]++
-			k.Baselined = false
-			if !k.Verdict.Failed(strict) {
-				continue
-			}
-			switch {
-			case entries[key]:
-				used[key] = true
-			case entries[c.ID]:
-				used[c.ID] = true
-			default:
-				g.New = append(g.New, key)
-				continue
-			}
-			k.Baselined = true
-			g.Expected = append(g.Expected, key)
-		}
-	}
-	if b != nil {
-		for _, e := range b.Entries {
-			if !used[e.Key] && ran[e.Key] {
-				g.Stale = append(g.Stale, e.Key)
-			}
-		}
-	}
-	sort.Strings(g.New)
-	g.Passed = len(g.New) == 0
-	r.Gate = g
 }
 
 // Passed reports whether every run of doc passed its gate.
@@ -167,7 +73,7 @@ func WriteGate(w io.Writer, doc *Document, b *Baseline) error {
 	ew := &errWriter{w: w}
 	lines := map[string]int{}
 	if b != nil {
-		for _, e := range b.Entries {
+		for _, e := range b.Entries() {
 			lines[e.Key] = e.Line
 		}
 	}
@@ -181,14 +87,14 @@ func WriteGate(w io.Writer, doc *Document, b *Baseline) error {
 		ew.printf("%s: %s: %s, %d expected (baseline), %s\n", state, r.Meta.Adapter, plural(len(g.New), "new failure"),
 			len(g.Expected), plural(len(g.Stale), "stale baseline entry"))
 		if len(g.New) > 0 {
-			ew.printf("  New failures: fix the adapter, or accept them by adding these lines to %s:\n", b.name())
+			ew.printf("  New failures: fix the adapter, or accept them by adding these lines to %s:\n", baselineName(b))
 			for _, k := range g.New {
 				ew.printf("    %s\n", k)
 			}
 			newAll = append(newAll, g.New...)
 		}
 		if len(g.Stale) > 0 {
-			ew.printf("  Stale baseline entries: these no longer fail; delete them from %s:\n", b.name())
+			ew.printf("  Stale baseline entries: these no longer fail; delete them from %s:\n", baselineName(b))
 			for _, k := range g.Stale {
 				if n := lines[k]; n > 0 && b.File != "" {
 					ew.printf("    %s:%d: %s\n", b.File, n, k)
@@ -204,7 +110,7 @@ func WriteGate(w io.Writer, doc *Document, b *Baseline) error {
 	case b == nil:
 		ew.printf("Gate: FAIL (exit 1): %s and no baseline; to accept today's failures, write them as one: agentconform report gate --write-baseline FILE RESULTS\n", plural(len(newAll), "failure"))
 	default:
-		ew.printf("Gate: FAIL (exit 1): %s not in %s\n", plural(len(newAll), "new failure"), b.name())
+		ew.printf("Gate: FAIL (exit 1): %s not in %s\n", plural(len(newAll), "new failure"), baselineName(b))
 	}
 	return ew.err
 }
@@ -241,7 +147,7 @@ func WriteAnnotations(w io.Writer, doc *Document, b *Baseline, root string) erro
 	ew := &errWriter{w: w}
 	lines := map[string]int{}
 	if b != nil {
-		for _, e := range b.Entries {
+		for _, e := range b.Entries() {
 			lines[e.Key] = e.Line
 		}
 	}
@@ -286,7 +192,7 @@ func WriteAnnotations(w io.Writer, doc *Document, b *Baseline, root string) erro
 			if b != nil && b.File != "" && lines[s] > 0 {
 				props["file"], props["line"] = relTo(root, b.File), fmt.Sprint(lines[s])
 			}
-			ew.printf("%s\n", workflowCommand("warning", props, s+" no longer fails: delete it from "+b.name()))
+			ew.printf("%s\n", workflowCommand("warning", props, s+" no longer fails: delete it from "+baselineName(b)))
 		}
 	}
 	if dropped > 0 {

@@ -201,7 +201,7 @@ func WriteSummary(w io.Writer, doc *Document, o SummaryOptions) error {
 	}
 	lines := map[string]int{}
 	if o.Baseline != nil {
-		for _, e := range o.Baseline.Entries {
+		for _, e := range o.Baseline.Entries() {
 			lines[e.Key] = e.Line
 		}
 	}
@@ -227,7 +227,7 @@ func WriteSummary(w io.Writer, doc *Document, o SummaryOptions) error {
 				}
 			}
 			if o.Baseline != nil {
-				ew.printf("  to accept the new failures, add their \"<case-id> <check-id>\" lines to %s\n", o.Baseline.name())
+				ew.printf("  to accept the new failures, add their \"<case-id> <check-id>\" lines to %s\n", baselineName(o.Baseline))
 			}
 		}
 	}

@@ -116,10 +116,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if err != nil {
 			return runUsageError(stderr, err)
 		}
-		cfg.Baseline = b
-		if baseLines, err = reports.ReadBaseline(*baseline); err != nil {
-			return runUsageError(stderr, err)
-		}
+		cfg.Baseline, baseLines = b, b
 	}
 	var stream *reports.ResultsStream
 	if *ndjsonOut != "" {
