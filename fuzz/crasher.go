@@ -130,12 +130,7 @@ func (c *Crasher) Save(dir string) (string, error) {
 
 // LoadCrasher reads a crasher file.
 func LoadCrasher(path string) (*Crasher, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := transcript.Load(f, path, transcript.Options{})
+	t, err := transcript.ReadFile(path, transcript.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 
@@ -62,6 +63,16 @@ type Options struct {
 	CLI string
 	// MaxLineBytes bounds one line; 0 means jsonl.DefaultMaxLineBytes.
 	MaxLineBytes int64
+}
+
+// ReadFile loads the transcript file at path.
+func ReadFile(path string, opts Options) (*Transcript, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening transcript: %w", err)
+	}
+	defer f.Close()
+	return Load(f, path, opts)
 }
 
 // LoadFile loads a transcript from a file system (os.DirFS, fixtures.FS()).

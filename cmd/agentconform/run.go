@@ -250,12 +250,7 @@ func transcriptCase(path string) (*conformance.Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	t, err := transcript.Load(f, path, transcript.Options{})
+	t, err := transcript.ReadFile(abs, transcript.Options{})
 	if err != nil {
 		return nil, err
 	}
