@@ -66,7 +66,7 @@ func Generate(agents []string) ([]*Case, error) {
 			t := byName[fx.Name]
 			scenario := path.Base(fx.Name)
 			c := &Case{ID: fx.Name, Agent: agent, Fixture: fx.Name, Permission: "allow",
-				Prompts: prompts(t), Description: t.Header.Description}
+				Prompts: Prompts(t), Description: t.Header.Description}
 			switch {
 			case scenario == "interrupt":
 				c.Interrupt = &InterruptPlan{AfterEvents: 1}
@@ -103,7 +103,7 @@ func Generate(agents []string) ([]*Case, error) {
 		if t == nil {
 			continue
 		}
-		one := prompts(t)
+		one := Prompts(t)
 		outs := countOut(t.Steps)
 		for k := 1; k < outs; k++ {
 			cases = append(cases, &Case{ID: base + "/interrupt-after-" + strconv.Itoa(k), Agent: agent, Fixture: base,
@@ -135,9 +135,10 @@ func Generate(agents []string) ([]*Case, error) {
 	return cases, nil
 }
 
-// prompts returns one prompt per turn of a transcript: per user message
-// Claude waits for, per process of Codex and Gemini.
-func prompts(t *transcript.Transcript) []string {
+// Prompts returns the prompts the runner sends for a transcript, one per
+// turn: per user message Claude waits for, per process of Codex and
+// Gemini. The fuzz targets send the same.
+func Prompts(t *transcript.Transcript) []string {
 	n := 0
 	if t.Header.CLI == "claude" {
 		for _, s := range t.Steps {
@@ -203,5 +204,5 @@ func matchCase(id string, globs []string) bool {
 // (for `agentconform run --transcript`, and for fuzz crashers).
 func TranscriptCase(t *transcript.Transcript, file string) *Case {
 	return &Case{ID: "transcript/" + t.Header.CLI + "/" + sanitize(path.Base(file)), Agent: t.Header.CLI, Transcript: file,
-		Permission: "allow", Prompts: prompts(t), Description: t.Header.Description}
+		Permission: "allow", Prompts: Prompts(t), Description: t.Header.Description}
 }

@@ -117,7 +117,7 @@ func (e *External) Check(c Case) *Failure {
 func (e *External) conformanceCase(c Case) (*conformance.Case, func(), error) {
 	t := c.Transcript
 	cc := &conformance.Case{ID: "fuzz/" + t.Header.CLI + "/" + t.Header.Scenario, Agent: t.Header.CLI, Faults: c.Faults,
-		Permission: c.Permission, Prompts: prompts(t), Timeout: e.opts.Deadline}
+		Permission: c.Permission, Prompts: conformance.Prompts(t), Timeout: e.opts.Deadline}
 	if cc.Permission == "" {
 		cc.Permission = "allow"
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/conformance/reference"
 	"github.com/agentconform/agentconform/fakecli/faults"
 	"github.com/agentconform/agentconform/transcript"
@@ -170,29 +171,6 @@ func permissionOf(name string) string {
 	return "allow"
 }
 
-// prompts returns one prompt per turn, as the conformance runner sends
-// them: per user message Claude waits for, per process of Codex and Gemini.
-func prompts(t *transcript.Transcript) []string {
-	n := 0
-	if t.Header.CLI == "claude" {
-		for _, s := range t.Steps {
-			if s.Op == transcript.OpIn && s.Match != nil && s.Match["type"] == "user" {
-				n++
-			}
-		}
-	} else {
-		n = len(t.Processes())
-	}
-	if n == 0 {
-		n = 1
-	}
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("prompt %d of %s", i+1, t.Header.Scenario)
-	}
-	return out
-}
-
 // errCut is the turn error of a last line cut short.
 var errCut = errors.New("output ended in the middle of a line")
 
@@ -219,7 +197,7 @@ func Execute(c Case, newTr NewTranslator) (*Run, error) {
 		perm = "allow"
 	}
 	d := &driver{tr: tr, run: &Run{}, interrupt: c.Interrupt}
-	ps := prompts(c.Transcript)
+	ps := conformance.Prompts(c.Transcript)
 	parts := c.Transcript.Processes()
 	if agent == reference.Claude {
 		d.claude(newEmu("claude", parts[0], plan, perm), ps)
