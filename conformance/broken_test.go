@@ -60,6 +60,12 @@ func merge(ms ...map[string]Verdict) map[string]Verdict {
 
 var brokenAdapters = []brokenAdapter{
 	// output
+	// Without hello there is no declared profile: the output cannot be
+	// validated (a failure) and the lossless checks have no reference
+	// translation to compare with (informational).
+	{bug: broken.NoHello, cases: []string{"codex/plain-text"},
+		want: merge(each([]string{"codex/plain-text"}, Fail, "output/hello", "output/valid"),
+			each([]string{"codex/plain-text"}, Informational, "lossless/text", "lossless/tools", "lossless/usage"))},
 	{bug: broken.StdoutLog, cases: []string{"claude/plain-text", "codex/plain-text", "gemini/plain-text"},
 		want: each([]string{"claude/plain-text", "codex/plain-text", "gemini/plain-text"}, Fail, "output/valid")},
 	// Cases where the runner closes a quiet adapter: elsewhere it waits

@@ -55,6 +55,8 @@ const (
 	// SwapToolIDs hands the results of the session's first two tools to
 	// each other's ids.
 	SwapToolIDs Bug = "swap-tool-ids"
+	// NoHello never writes its hello record.
+	NoHello Bug = "no-hello"
 	// DropTextChunk loses the session's first assistant text chunk.
 	DropTextChunk Bug = "drop-text-chunk"
 	// DropUsage drops the token usage of turnCompleted and sessionEnded.
@@ -106,7 +108,7 @@ const (
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
-	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd}
+	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel}

@@ -142,6 +142,10 @@ func (f *filter) rewrite(line []byte) []byte {
 		return line
 	}
 	switch f.bug {
+	case NoHello:
+		if m["agentconform"] == "hello" {
+			return nil
+		}
 	case SuccessOnFailure:
 		if k := m["agentconform"]; (k == "turn_end" || k == "end") && m["ok"] == false {
 			m["ok"] = true
