@@ -33,3 +33,4 @@ compile_native_go_fuzzer github.com/agentconform/agentconform/fakecli/faults Fuz
 compile_native_go_fuzzer github.com/agentconform/agentconform/fakecli/faults FuzzSteps fakecli_faults_FuzzSteps
 compile_native_go_fuzzer github.com/agentconform/agentconform/fakecli/faults FuzzEdits fakecli_faults_FuzzEdits
 compile_native_go_fuzzer github.com/agentconform/agentconform/redact FuzzJSONStaysValid redact_FuzzJSONStaysValid
+compile_native_go_fuzzer github.com/agentconform/agentconform/conformance/reference FuzzReadHeader conformance_reference_FuzzReadHeader

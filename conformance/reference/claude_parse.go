@@ -11,12 +11,6 @@ import (
 // that means something else in another type (system/permission_denied has
 // a string "message") cannot make a line undecodable. Unknown fields and
 // types are ignored, as the SDKs do.
-type claudeHeader struct {
-	Type      string `json:"type"`
-	Subtype   string `json:"subtype"`
-	SessionID string `json:"session_id"`
-}
-
 type claudeInit struct {
 	Model          string   `json:"model"`
 	Cwd            string   `json:"cwd"`
@@ -111,9 +105,9 @@ func (p *claudeParser) beginTurn(int, string) []fact {
 }
 
 func (p *claudeParser) line(raw []byte) ([]fact, error) {
-	var h claudeHeader
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return nil, fmt.Errorf("claude: undecodable line: %w", err)
+	h, err := readHeader(raw, "claude", false)
+	if err != nil {
+		return nil, err
 	}
 	if h.SessionID != "" && p.sid == "" {
 		p.sid = h.SessionID
@@ -188,8 +182,14 @@ func blocks(m *claudeMessage) ([]claudeBlock, error) {
 		return nil, nil
 	}
 	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
+	if isString(m.Content) && json.Unmarshal(m.Content, &s) == nil {
 		return []claudeBlock{{Type: "text", Text: s}}, nil
+	}
+	// Decoded whole when it can be (one pass instead of three); block by
+	// block when a block is broken, to keep the others.
+	var all []claudeBlock
+	if json.Unmarshal(m.Content, &all) == nil {
+		return all, nil
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(m.Content, &raws); err != nil {

@@ -2,7 +2,6 @@ package reference
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -11,10 +10,6 @@ import (
 
 // Codex `exec --json` lines (protocols.md §2.2) are decoded in two steps,
 // the type and then the struct of that type.
-type codexHeader struct {
-	Type string `json:"type"`
-}
-
 type codexThread struct {
 	ThreadID string `json:"thread_id"`
 }
@@ -118,9 +113,9 @@ func (p *codexParser) itemID(id string) string {
 }
 
 func (p *codexParser) line(raw []byte) ([]fact, error) {
-	var h codexHeader
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return nil, fmt.Errorf("codex: undecodable line: %w", err)
+	h, err := readHeader(raw, "codex", true)
+	if err != nil {
+		return nil, err
 	}
 	if p.started == nil {
 		p.beginTurn(max(p.proc, 1), "")

@@ -2,16 +2,11 @@ package reference
 
 import (
 	"encoding/json"
-	"fmt"
 )
 
 // Gemini CLI stream-json events (protocols.md §3.2: init, message,
 // tool_use, tool_result, error, result) are decoded in two steps, the type
 // and then the struct of that type.
-type geminiHeader struct {
-	Type string `json:"type"`
-}
-
 type geminiInit struct {
 	SessionID string `json:"session_id"`
 	Model     string `json:"model"`
@@ -80,9 +75,9 @@ func (p *geminiParser) beginTurn(int, string) []fact {
 }
 
 func (p *geminiParser) line(raw []byte) ([]fact, error) {
-	var h geminiHeader
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return nil, fmt.Errorf("gemini: undecodable line: %w", err)
+	h, err := readHeader(raw, "gemini", true)
+	if err != nil {
+		return nil, err
 	}
 	switch h.Type {
 	case "init":

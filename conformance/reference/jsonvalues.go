@@ -107,7 +107,7 @@ func textOf(raw json.RawMessage) string {
 		return ""
 	}
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if isString(raw) && json.Unmarshal(raw, &s) == nil {
 		return s
 	}
 	var blocks []struct {
@@ -126,6 +126,13 @@ func textOf(raw json.RawMessage) string {
 		}
 	}
 	return string(compact(raw))
+}
+
+// isString reports whether raw starts like a JSON string: decoding
+// anything else into a string fails, but only after scanning it whole.
+func isString(raw []byte) bool {
+	i := skipWS(raw, 0)
+	return i < len(raw) && raw[i] == '"'
 }
 
 // rawStrings renders a JSON array of error entries as strings: strings as

@@ -124,7 +124,7 @@ func timestampNear(steps []transcript.Step, o []int, after int) string {
 func uuid(c *stepCtx) string {
 	var b [16]byte
 	for i := range b {
-		b[i] = byte(c.rng.Intn(256))
+		b[i] = byte(c.rng().Intn(256))
 	}
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
@@ -183,7 +183,7 @@ func stepsCorruptType(c *stepCtx, steps []transcript.Step) []transcript.Step {
 		return steps
 	}
 	d := docs[lines[k]]
-	n := d.nodes[fields[k][c.rng.Intn(len(fields[k]))]]
+	n := d.nodes[fields[k][c.rng().Intn(len(fields[k]))]]
 	old := d.raw(&n)
 	repl := "12345"
 	if n.kind == '0' {
@@ -317,7 +317,7 @@ func stepsRepeatID(c *stepCtx, steps []transcript.Step) []transcript.Step {
 		}
 		k = int(nth) - 2
 	} else {
-		k = c.rng.Intn(len(distinct) - 1)
+		k = c.rng().Intn(len(distinct) - 1)
 	}
 	first, again := distinct[0], distinct[k+1]
 	// Every string on stdout equal to the reused call's old id (the call,

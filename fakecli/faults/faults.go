@@ -107,7 +107,7 @@ func (p *Plan) Steps(cli string, steps []transcript.Step) []transcript.Step {
 				cli = guessCLI(out)
 			}
 		}
-		out = f.def.steps(&stepCtx{p: p, f: f, cli: cli, rng: f.rng(p.seed, streamSteps)}, out)
+		out = f.def.steps(&stepCtx{p: p, f: f, cli: cli}, out)
 	}
 	if !copied {
 		return steps

@@ -186,7 +186,7 @@ func stepsInvalidUTF8(c *stepCtx, steps []transcript.Step) []transcript.Step {
 		return steps
 	}
 	cd := cands[k]
-	n := cd.d.nodes[cd.nodes[c.rng.Intn(len(cd.nodes))]]
+	n := cd.d.nodes[cd.nodes[c.rng().Intn(len(cd.nodes))]]
 	steps[cd.i].Text = applyEdits(cd.d.text, []edit{{n.start + 1, n.start + 1, badUTF8}})
 	c.record(fmt.Sprintf(`inserted \xff\xfe at the start of the string at %s in %s`, pointer(n.path), where(steps, cd.i)),
 		"nth", strconv.Itoa(k+1))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // doc is one stdout line that is a JSON object, with the position of every
@@ -23,15 +24,67 @@ type node struct {
 	member bool // the value of an object member (the path ends in a key)
 }
 
-// parseDoc returns nil unless text is one valid JSON object.
+// parseDoc returns nil unless text is one valid JSON object. Docs are
+// never modified once made, so they are shared through docCache.
 func parseDoc(text string) *doc {
-	i := skipSpace(text, 0)
-	if i >= len(text) || text[i] != '{' || !json.Valid([]byte(text)) {
-		return nil
+	if d, ok := docCache.get(text); ok {
+		return d
 	}
-	w := &walker{s: text}
-	w.value(nil, false)
-	return &doc{text: text, nodes: w.nodes}
+	var d *doc
+	i := skipSpace(text, 0)
+	if i < len(text) && text[i] == '{' && json.Valid([]byte(text)) {
+		w := &walker{s: text}
+		w.value(nil, false)
+		d = &doc{text: text, nodes: w.nodes}
+	}
+	docCache.put(text, d)
+	return d
+}
+
+// docCache remembers the lines parsed lately. A fake parses each line of
+// its transcript once, but the fuzzer applies new faults to the same
+// fixture lines thousands of times a second, and parsing them again was a
+// third of its time. Lines longer than docCacheLine (ladder lines, mostly
+// made by a fault and seen once) are not kept, and the whole cache is
+// dropped once it holds docCacheBytes of text.
+var docCache = &parsedDocs{}
+
+const (
+	docCacheLine  = 512 << 10
+	docCacheBytes = 32 << 20
+)
+
+// parsedDocs is a size-bounded map from line text to its parse (nil for
+// a line that is not a JSON object).
+type parsedDocs struct {
+	mu    sync.Mutex
+	m     map[string]*doc
+	bytes int
+}
+
+func (c *parsedDocs) get(text string) (*doc, bool) {
+	if len(text) > docCacheLine {
+		return nil, false
+	}
+	c.mu.Lock()
+	d, ok := c.m[text]
+	c.mu.Unlock()
+	return d, ok
+}
+
+func (c *parsedDocs) put(text string, d *doc) {
+	if len(text) > docCacheLine {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || c.bytes+len(text) > docCacheBytes {
+		c.m, c.bytes = map[string]*doc{}, 0
+	}
+	if _, ok := c.m[text]; !ok {
+		c.m[text] = d
+		c.bytes += len(text)
+	}
 }
 
 // walker records the values of a document already known to be valid

@@ -14,7 +14,16 @@ type stepCtx struct {
 	p   *Plan
 	f   *fault
 	cli string
-	rng *rand.Rand
+	r   *rand.Rand
+}
+
+// rng is the fault's random stream for steps, seeded on first use: most
+// rewrites draw nothing, and seeding costs more than a small rewrite.
+func (c *stepCtx) rng() *rand.Rand {
+	if c.r == nil {
+		c.r = c.f.rng(c.p.seed, streamSteps)
+	}
+	return c.r
 }
 
 func (c *stepCtx) record(detail string, resolved ...string) {
@@ -37,7 +46,7 @@ func (c *stepCtx) choose(param string, n int, what string) (int, bool) {
 		}
 		return int(k - 1), true
 	}
-	return c.rng.Intn(n), true
+	return c.rng().Intn(n), true
 }
 
 // chooseAfter is the number of stdout lines a stall, death or insertion
@@ -55,7 +64,7 @@ func (c *stepCtx) chooseAfter(param string, n int) (after int, note string) {
 	if n < 2 {
 		return n, ""
 	}
-	return 1 + c.rng.Intn(n-1), ""
+	return 1 + c.rng().Intn(n-1), ""
 }
 
 // outs returns the indexes of the out steps.

@@ -1,0 +1,199 @@
+package reference
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// lineHeader holds the top-level members a parser dispatches a line on.
+// Any of them may be absent (""); Codex and Gemini read only the type.
+type lineHeader struct {
+	Type      string `json:"type"`
+	Subtype   string `json:"subtype"`
+	SessionID string `json:"session_id"`
+}
+
+// typeHeader is the header of Codex and Gemini lines.
+type typeHeader struct {
+	Type string `json:"type"`
+}
+
+// readHeader decodes the header of one stdout line, naming cli in the
+// error of a line that is not JSON; typeOnly reads just the type. It gives
+// exactly what json.Unmarshal into lineHeader (typeHeader) gives, but without decoding the rest of the line:
+// after json.Valid, one pass over the top-level members reads the three
+// strings and skips every other value. Every line is decoded again into
+// the struct of its type, so decoding it whole here as well made the
+// header a third of a translator's time on long lines. Whatever the pass
+// cannot read as encoding/json would (an escaped or non-ASCII key, a key
+// that matches only case-insensitively, a value that is not a plain ASCII
+// string) goes the slow way.
+func readHeader(raw []byte, cli string, typeOnly bool) (lineHeader, error) {
+	var h lineHeader
+	if json.Valid(raw) && h.scan(raw, typeOnly) {
+		return h, nil
+	}
+	h = lineHeader{}
+	var err error
+	if typeOnly {
+		var t typeHeader
+		err = json.Unmarshal(raw, &t)
+		h.Type = t.Type
+	} else {
+		err = json.Unmarshal(raw, &h)
+	}
+	if err != nil {
+		return lineHeader{}, fmt.Errorf("%s: undecodable line: %w", cli, err)
+	}
+	return h, nil
+}
+
+// scan reads the header from a line known to be valid JSON; false means
+// it could not be sure and the line must be decoded.
+func (h *lineHeader) scan(b []byte, typeOnly bool) bool {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false // valid JSON but not an object: let Unmarshal say so
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return true
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return false
+		}
+		ks := i + 1
+		ke := ks
+		for ke < len(b) && b[ke] != '"' {
+			if b[ke] == '\\' || b[ke] >= 0x80 {
+				return false
+			}
+			ke++
+		}
+		key := b[ks:ke]
+		i = skipWS(b, ke+1)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipWS(b, i+1)
+		var dst *string
+		switch {
+		case string(key) == "type":
+			dst = &h.Type
+		case typeOnly:
+		case string(key) == "subtype":
+			dst = &h.Subtype
+		case string(key) == "session_id":
+			dst = &h.SessionID
+		}
+		if dst == nil && (foldsTo(key, "type") || !typeOnly && (foldsTo(key, "subtype") || foldsTo(key, "session_id"))) {
+			return false
+		}
+		end := skipValue(b, i)
+		if end < 0 {
+			return false
+		}
+		if dst != nil {
+			s, ok := plainString(b[i:end])
+			if !ok {
+				return false
+			}
+			*dst = s
+		}
+		i = skipWS(b, end)
+		if i < len(b) && b[i] == ',' {
+			i = skipWS(b, i+1)
+			continue
+		}
+		return i < len(b) && b[i] == '}'
+	}
+	return false
+}
+
+// foldsTo reports whether the ASCII key equals name ignoring case, the
+// way encoding/json matches a key to a field without an exact match.
+func foldsTo(key []byte, name string) bool {
+	if len(key) != len(name) {
+		return false
+	}
+	for i := range key {
+		c := key[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != name[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// plainString returns the contents of a JSON string token without
+// escapes and of ASCII only, whose value is its bytes.
+func plainString(tok []byte) (string, bool) {
+	if len(tok) < 2 || tok[0] != '"' {
+		return "", false
+	}
+	for _, c := range tok[1 : len(tok)-1] {
+		if c == '\\' || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(tok[1 : len(tok)-1]), true
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the value starting at i in valid JSON, or
+// -1 if it runs off the end.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				if i = skipString(b, i); i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the string token starting at i.
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}

@@ -1,0 +1,82 @@
+package reference
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// headerSeeds are lines whose headers the fast pass must read exactly as
+// json.Unmarshal does, or hand to it: escapes, case-folded and duplicate
+// keys, values of the wrong kind, nesting, and lines that are not JSON.
+var headerSeeds = []string{
+	`{"type":"assistant","session_id":"s1","message":{"content":[{"type":"text","text":"hi \"there\""}]}}`,
+	`{"type":"system","subtype":"init","session_id":"s"}`,
+	` { "type" : "result" , "subtype" : "success" } `,
+	`{"Type":"result"}`,
+	`{"TYPE":"a","type":"b"}`,
+	`{"type":"a","type":"b"}`,
+	`{"type":"a","type":5}`,
+	`{"type":null}`,
+	`{"typ\u0065":"x"}`,
+	`{"type":"caf\u00e9"}`,
+	`{"type":"café"}`,
+	`{"ſubtype":"x","type":"y"}`,
+	`{"message":{"a":[1,2,{"b":"}"}]},"type":"t"}`,
+	`{"session_id":{"a":1},"type":"t"}`,
+	`{"x":"\\","type":"t"}`,
+	`{"x":[],"y":{},"z":-1.5e3,"w":true,"v":null,"type":"t"}`,
+	`{}`,
+	`[]`,
+	`"type"`,
+	`{"type":"a"`,
+	`{"type":"a"}}`,
+	`{"type":"a",}`,
+	``,
+	`{"type":"a\u0000"}`,
+	"{\"type\":\"a\tb\"}",
+}
+
+// FuzzReadHeader checks the fast header reader against json.Unmarshal on
+// any bytes: the same header, or the same failure.
+func FuzzReadHeader(f *testing.F) {
+	for _, s := range headerSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, typeOnly := range []bool{false, true} {
+			got, gerr := readHeader(raw, "cli", typeOnly)
+			var want lineHeader
+			var werr error
+			if typeOnly {
+				var th typeHeader
+				werr = json.Unmarshal(raw, &th)
+				want.Type = th.Type
+			} else {
+				werr = json.Unmarshal(raw, &want)
+			}
+			if (gerr != nil) != (werr != nil) {
+				t.Fatalf("typeOnly=%v %q: readHeader error %v, json.Unmarshal error %v", typeOnly, raw, gerr, werr)
+			}
+			if werr == nil && got != want {
+				t.Fatalf("typeOnly=%v %q: readHeader %+v, json.Unmarshal %+v", typeOnly, raw, got, want)
+			}
+		}
+	})
+}
+
+// TestReadHeaderFastPass checks that ordinary lines take the fast pass
+// (so that it is not silently always falling back).
+func TestReadHeaderFastPass(t *testing.T) {
+	for _, s := range []string{headerSeeds[0], headerSeeds[1], headerSeeds[2], headerSeeds[12], headerSeeds[14], headerSeeds[15]} {
+		var h lineHeader
+		if !json.Valid([]byte(s)) || !h.scan([]byte(s), false) {
+			t.Errorf("%s: fast pass declined", s)
+		}
+	}
+	var h lineHeader
+	for _, s := range []string{`{"Type":"result"}`, `{"typ\u0065":"x"}`, `{"type":"café"}`, `{"type":null}`} {
+		if h.scan([]byte(s), false) {
+			t.Errorf("%s: fast pass accepted a line only json.Unmarshal reads right", s)
+		}
+	}
+}
