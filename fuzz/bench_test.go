@@ -25,9 +25,11 @@ func cpuTime() time.Duration {
 }
 
 // benchInputs runs inputs round-robin and reports executions per CPU
-// second and per wall second.
+// second and per wall second, with the collector tuned as in a fuzzing
+// worker (WorkerGCPercent).
 func benchInputs(b *testing.B, t Target, inputs []Input) {
 	b.Helper()
+	defer tuneGC()()
 	cpu0, wall0 := cpuTime(), time.Now()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

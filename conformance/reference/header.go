@@ -20,17 +20,19 @@ type typeHeader struct {
 
 // readHeader decodes the header of one stdout line, naming cli in the
 // error of a line that is not JSON; typeOnly reads just the type. It gives
-// exactly what json.Unmarshal into lineHeader (typeHeader) gives, but without decoding the rest of the line:
-// after json.Valid, one pass over the top-level members reads the three
-// strings and skips every other value. Every line is decoded again into
-// the struct of its type, so decoding it whole here as well made the
-// header a third of a translator's time on long lines. Whatever the pass
-// cannot read as encoding/json would (an escaped or non-ASCII key, a key
-// that matches only case-insensitively, a value that is not a plain ASCII
-// string) goes the slow way.
+// exactly what json.Unmarshal into lineHeader (typeHeader) gives, but in
+// one pass that checks the line is JSON, reads the header strings and
+// skips every other value without decoding it. Every line is decoded
+// again into the struct of its type, so decoding it whole here as well
+// made the header a third of a translator's time on long lines. Whatever
+// the pass is not sure of (an escaped or non-ASCII key, a key that
+// matches only case-insensitively, a value that is not a plain ASCII
+// string, nesting deeper than encoding/json allows, anything that is not
+// JSON) goes to json.Unmarshal, which then decides; FuzzReadHeader holds
+// the two to the same answers.
 func readHeader(raw []byte, cli string, typeOnly bool) (lineHeader, error) {
 	var h lineHeader
-	if json.Valid(raw) && h.scan(raw, typeOnly) {
+	if h.scan(raw, typeOnly) {
 		return h, nil
 	}
 	h = lineHeader{}
@@ -48,16 +50,20 @@ func readHeader(raw []byte, cli string, typeOnly bool) (lineHeader, error) {
 	return h, nil
 }
 
-// scan reads the header from a line known to be valid JSON; false means
-// it could not be sure and the line must be decoded.
+// maxDepth is encoding/json's nesting limit; the pass leaves deeper
+// lines to it.
+const maxDepth = 10000
+
+// scan reads the header, checking that b is one JSON object and nothing
+// else; false means it could not be sure.
 func (h *lineHeader) scan(b []byte, typeOnly bool) bool {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return false // valid JSON but not an object: let Unmarshal say so
+		return false
 	}
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return true
+		return skipWS(b, i+1) == len(b)
 	}
 	for i < len(b) {
 		if b[i] != '"' {
@@ -66,10 +72,13 @@ func (h *lineHeader) scan(b []byte, typeOnly bool) bool {
 		ks := i + 1
 		ke := ks
 		for ke < len(b) && b[ke] != '"' {
-			if b[ke] == '\\' || b[ke] >= 0x80 {
+			if b[ke] == '\\' || b[ke] >= 0x80 || b[ke] < 0x20 {
 				return false
 			}
 			ke++
+		}
+		if ke >= len(b) {
+			return false
 		}
 		key := b[ks:ke]
 		i = skipWS(b, ke+1)
@@ -90,7 +99,7 @@ func (h *lineHeader) scan(b []byte, typeOnly bool) bool {
 		if dst == nil && (foldsTo(key, "type") || !typeOnly && (foldsTo(key, "subtype") || foldsTo(key, "session_id"))) {
 			return false
 		}
-		end := skipValue(b, i)
+		end := validValue(b, i, 1)
 		if end < 0 {
 			return false
 		}
@@ -106,7 +115,7 @@ func (h *lineHeader) scan(b []byte, typeOnly bool) bool {
 			i = skipWS(b, i+1)
 			continue
 		}
-		return i < len(b) && b[i] == '}'
+		return i < len(b) && b[i] == '}' && skipWS(b, i+1) == len(b)
 	}
 	return false
 }
@@ -150,50 +159,137 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// skipValue returns the end of the value starting at i in valid JSON, or
-// -1 if it runs off the end.
-func skipValue(b []byte, i int) int {
+// validValue checks the JSON value starting at i, at nesting depth, and
+// returns its end, or -1 if it is not valid (or nests too deep).
+func validValue(b []byte, i, depth int) int {
 	if i >= len(b) {
 		return -1
 	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				if i = skipString(b, i); i < 0 {
+	switch c := b[i]; {
+	case c == '"':
+		return validString(b, i)
+	case c == '{' || c == '[':
+		if depth++; depth > maxDepth {
+			return -1
+		}
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == closer {
+			return i + 1
+		}
+		for {
+			if c == '{' {
+				if i = validString(b, i); i < 0 {
 					return -1
 				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
+				if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+					return -1
 				}
+				i = skipWS(b, i+1)
 			}
-			i++
+			if i = validValue(b, i, depth); i < 0 {
+				return -1
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return -1
+			}
+			if b[i] == closer {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipWS(b, i+1)
 		}
-		return -1
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
 	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	return i
+	return validNumber(b, i)
 }
 
-// skipString returns the end of the string token starting at i.
-func skipString(b []byte, i int) int {
+func literal(b []byte, i int, lit string) int {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit)
+	}
+	return -1
+}
+
+// validString checks the string token at i and returns its end.
+func validString(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
 	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
+		switch c := b[i]; {
+		case c == '"':
 			return i + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			if i++; i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(b)-i < 5 {
+					return -1
+				}
+				for _, x := range b[i+1 : i+5] {
+					if !('0' <= x && x <= '9' || 'a' <= x && x <= 'f' || 'A' <= x && x <= 'F') {
+						return -1
+					}
+				}
+				i += 4
+			default:
+				return -1
+			}
 		}
 	}
 	return -1
+}
+
+// validNumber checks the number at i and returns its end.
+func validNumber(b []byte, i int) int {
+	digits := func(i int) int {
+		j := i
+		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+			j++
+		}
+		if j == i {
+			return -1
+		}
+		return j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if i = digits(i); i < 0 {
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		if i = digits(i + 1); i < 0 {
+			return -1
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i = digits(i); i < 0 {
+			return -1
+		}
+	}
+	return i
 }

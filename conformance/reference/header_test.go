@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,27 @@ var headerSeeds = []string{
 	``,
 	`{"type":"a\u0000"}`,
 	"{\"type\":\"a\tb\"}",
+	`{"n":[-0,0.5,1e5,-1E+2,2.5e-3],"type":"t"}`,
+	`{"n":01,"type":"t"}`,
+	`{"n":-,"type":"t"}`,
+	`{"n":1.,"type":"t"}`,
+	`{"s":"\u12g4","type":"t"}`,
+	`{"s":"\x","type":"t"}`,
+	`{"a":tru,"type":"t"}`,
+	`{"a":[1,],"type":"t"}`,
+	`{"a":{"b":1,},"type":"t"}`,
+	`{"a" "b","type":"t"}`,
+	`{"type":"t"} x`,
+	`{"type":"t"}` + "\n",
+	"\xef\xbb\xbf{\"type\":\"t\"}",
+	"{\"s\":\"\xff\xfe\",\"type\":\"t\"}",
+}
+
+func init() {
+	// Nesting on both sides of encoding/json's limit.
+	for _, n := range []int{9998, 9999, 10000, 10001} {
+		headerSeeds = append(headerSeeds, `{"type":"t","a":`+strings.Repeat("[", n)+strings.Repeat("]", n)+`}`)
+	}
 }
 
 // FuzzReadHeader checks the fast header reader against json.Unmarshal on
