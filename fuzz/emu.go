@@ -42,7 +42,10 @@ type emu struct {
 	stalled bool
 	cut     bool // limit_data ended the output
 	lines   int  // stdout lines written so far
+
+	line []byte // the line being written (writers do not keep it)
 }
+
 
 // recorder keeps every stdout write, as the reading end of a pipe sees it.
 type recorder struct {
@@ -72,8 +75,12 @@ func (r *recorder) take(each func(chunk []byte)) {
 // newEmu prepares one process part. plan may be nil.
 func newEmu(cli string, part []transcript.Step, plan *faults.Plan, permission string) *emu {
 	steps := plan.Steps(cli, part)
+	size := 0
+	for _, s := range steps {
+		size += len(s.Text) + 1
+	}
 	e := &emu{cli: cli, steps: steps, labels: transcript.Labels(steps), vars: transcript.Vars{}, permission: permission,
-		budget: 100000, rec: &recorder{}}
+		budget: 100000, rec: &recorder{all: make([]byte, 0, size)}}
 	e.w = plan.Stdout(e.rec, func(code int) {
 		e.done, e.cut, e.code = true, true, code
 	})
@@ -93,11 +100,11 @@ func (e *emu) run() {
 		e.pc++
 		switch s.Op {
 		case transcript.OpOut:
-			text := e.vars.Fill(s.Text)
+			e.line = append(e.line[:0], e.vars.Fill(s.Text)...)
 			if !s.NoNewline {
-				text += "\n"
+				e.line = append(e.line, '\n')
 			}
-			e.w.Write([]byte(text))
+			e.w.Write(e.line)
 			e.lines++
 		case transcript.OpIn:
 			for name := range s.Capture {

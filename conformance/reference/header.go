@@ -3,6 +3,8 @@ package reference
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentconform/agentconform/jsonvalid"
 )
 
 // lineHeader holds the top-level members a parser dispatches a line on.
@@ -50,10 +52,6 @@ func readHeader(raw []byte, cli string, typeOnly bool) (lineHeader, error) {
 	return h, nil
 }
 
-// maxDepth is encoding/json's nesting limit; the pass leaves deeper
-// lines to it.
-const maxDepth = 10000
-
 // scan reads the header, checking that b is one JSON object and nothing
 // else; false means it could not be sure.
 func (h *lineHeader) scan(b []byte, typeOnly bool) bool {
@@ -99,7 +97,7 @@ func (h *lineHeader) scan(b []byte, typeOnly bool) bool {
 		if dst == nil && (foldsTo(key, "type") || !typeOnly && (foldsTo(key, "subtype") || foldsTo(key, "session_id"))) {
 			return false
 		}
-		end := validValue(b, i, 1)
+		end := jsonvalid.End(b, i, 1)
 		if end < 0 {
 			return false
 		}
@@ -155,141 +153,6 @@ func plainString(tok []byte) (string, bool) {
 func skipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
-	}
-	return i
-}
-
-// validValue checks the JSON value starting at i, at nesting depth, and
-// returns its end, or -1 if it is not valid (or nests too deep).
-func validValue(b []byte, i, depth int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch c := b[i]; {
-	case c == '"':
-		return validString(b, i)
-	case c == '{' || c == '[':
-		if depth++; depth > maxDepth {
-			return -1
-		}
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
-		}
-		i = skipWS(b, i+1)
-		if i < len(b) && b[i] == closer {
-			return i + 1
-		}
-		for {
-			if c == '{' {
-				if i = validString(b, i); i < 0 {
-					return -1
-				}
-				if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
-					return -1
-				}
-				i = skipWS(b, i+1)
-			}
-			if i = validValue(b, i, depth); i < 0 {
-				return -1
-			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return -1
-			}
-			if b[i] == closer {
-				return i + 1
-			}
-			if b[i] != ',' {
-				return -1
-			}
-			i = skipWS(b, i+1)
-		}
-	case c == 't':
-		return literal(b, i, "true")
-	case c == 'f':
-		return literal(b, i, "false")
-	case c == 'n':
-		return literal(b, i, "null")
-	}
-	return validNumber(b, i)
-}
-
-func literal(b []byte, i int, lit string) int {
-	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
-		return i + len(lit)
-	}
-	return -1
-}
-
-// validString checks the string token at i and returns its end.
-func validString(b []byte, i int) int {
-	if i >= len(b) || b[i] != '"' {
-		return -1
-	}
-	for i++; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1
-		case c < 0x20:
-			return -1
-		case c == '\\':
-			if i++; i >= len(b) {
-				return -1
-			}
-			switch b[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if len(b)-i < 5 {
-					return -1
-				}
-				for _, x := range b[i+1 : i+5] {
-					if !('0' <= x && x <= '9' || 'a' <= x && x <= 'f' || 'A' <= x && x <= 'F') {
-						return -1
-					}
-				}
-				i += 4
-			default:
-				return -1
-			}
-		}
-	}
-	return -1
-}
-
-// validNumber checks the number at i and returns its end.
-func validNumber(b []byte, i int) int {
-	digits := func(i int) int {
-		j := i
-		for j < len(b) && '0' <= b[j] && b[j] <= '9' {
-			j++
-		}
-		if j == i {
-			return -1
-		}
-		return j
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	if i < len(b) && b[i] == '0' {
-		i++
-	} else if i = digits(i); i < 0 {
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		if i = digits(i + 1); i < 0 {
-			return -1
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i = digits(i); i < 0 {
-			return -1
-		}
 	}
 	return i
 }

@@ -3,6 +3,7 @@ package reference
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/agentconform/agentconform/conformance/unified"
 )
@@ -201,13 +202,23 @@ func (e *ShimToolUse) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the line with its type; a missing content is "".
+// The content is appended by unified.AppendRawMember, which does not
+// compact a long result that is already compact once more.
 func (e *ShimToolResult) MarshalJSON() ([]byte, error) {
-	type plain ShimToolResult
-	c := *e
-	if isNull(c.Content) {
-		c.Content = json.RawMessage(`""`)
+	content := e.Content
+	if isNull(content) {
+		content = json.RawMessage(`""`)
 	}
-	return marshalShim("tool_result", "", (*plain)(&c))
+	b, err := marshalShim("tool_result", "", &struct {
+		ToolUseID string `json:"tool_use_id"`
+	}{e.ToolUseID})
+	if err != nil {
+		return nil, err
+	}
+	if b, err = unified.AppendRawMember(b[:len(b)-1], "content", content); err != nil {
+		return nil, fmt.Errorf("marshalling shim tool_result: %w", err)
+	}
+	return append(b, `,"is_error":`+strconv.FormatBool(e.IsError)+`}`...), nil
 }
 
 // MarshalJSON writes the line with its type.

@@ -70,9 +70,14 @@ func (s *LineSplitter) reset() {
 }
 
 // scan looks at part (which holds no newline and follows buf) and reports
-// where a JSON line's top-level object closes in it, if it does.
+// where a JSON line's top-level object closes in it, if it does. Inside a
+// string it jumps from one quote or backslash to the next (string bodies
+// are most of a long line), remembering where the next of each is so that
+// every byte is still looked at a bounded number of times.
 func (s *LineSplitter) scan(part []byte) (int, bool) {
-	for j, c := range part {
+	nextQ, nextBS := -1, -1 // absolute positions in part; -1: not searched yet
+	for j := 0; j < len(part); j++ {
+		c := part[j]
 		if !s.decided {
 			switch c {
 			case ' ', '\t', '\r':
@@ -91,11 +96,21 @@ func (s *LineSplitter) scan(part []byte) (int, bool) {
 		case s.escaped:
 			s.escaped = false
 		case s.inString:
-			switch c {
-			case '\\':
+			if nextQ < j {
+				nextQ = indexFrom(part, j, '"')
+			}
+			if nextBS < j {
+				nextBS = indexFrom(part, j, '\\')
+			}
+			switch {
+			case nextBS < nextQ:
+				j = nextBS
 				s.escaped = true
-			case '"':
+			case nextQ < len(part):
+				j = nextQ
 				s.inString = false
+			default:
+				return 0, false // the string goes on past this part
 			}
 		case c == '"':
 			s.inString = true
@@ -109,4 +124,13 @@ func (s *LineSplitter) scan(part []byte) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// indexFrom is the position of the first c in b at or after from, or
+// len(b) when there is none (so that it is not searched for again).
+func indexFrom(b []byte, from int, c byte) int {
+	if i := bytes.IndexByte(b[from:], c); i >= 0 {
+		return from + i
+	}
+	return len(b)
 }

@@ -53,3 +53,33 @@ func TestLineSplitterHugeLine(t *testing.T) {
 		t.Fatalf("got %d lines, first %d bytes (want %d)", len(got), len(got[0]), len(line))
 	}
 }
+
+// FuzzLineSplitter checks that the lines do not depend on how stdout is
+// cut into reads: the whole input at once, and reads whose sizes the
+// fuzzer picks, give the lines that reads of one byte give.
+func FuzzLineSplitter(f *testing.F) {
+	f.Add([]byte("{\"s\":\"}{\\\"}\\\\\"}\n{\"a\":1}{\"b\":2}"), []byte{3, 1, 7})
+	f.Add([]byte("Loading...\n{\"a\":\"x\\\\\\\"\"}\r\n\n {\"b\":[{\"c\":\"\\\\\"}]}"), []byte{1, 2})
+	f.Add([]byte(`{"a":"\\\\\\\\\\\\\\"}"}`), []byte{5})
+	f.Fuzz(func(t *testing.T, input, sizes []byte) {
+		want := split(string(input), 1)
+		if diff := cmp.Diff(want, split(string(input), len(input)+1)); diff != "" {
+			t.Fatalf("whole input versus one byte at a time (-bytes +whole):\n%s", diff)
+		}
+		var s LineSplitter
+		var got []string
+		rest := input
+		for i := 0; len(rest) > 0; i++ {
+			n := len(rest)
+			if len(sizes) > 0 {
+				n = min(n, 1+int(sizes[i%len(sizes)]))
+			}
+			s.Feed(rest[:n], func(l []byte) { got = append(got, string(l)) })
+			rest = rest[n:]
+		}
+		s.Flush(func(l []byte, partial bool) { got = append(got, "PARTIAL:"+string(l)) })
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("reads of %v versus one byte at a time (-bytes +reads):\n%s", sizes, diff)
+		}
+	})
+}
