@@ -59,7 +59,9 @@ func BenchmarkStartToFirstByteLean(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	exe := filepath.Join(dir, fakecli.LeanName)
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", exe, "../cmd/agentconform-fake").CombinedOutput(); err != nil {
+	build := exec.CommandContext(ctx, "go", "build", "-o", exe, "../cmd/agentconform-fake")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the fuzz harness and the action build it
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("building the lean fake: %v\n%s", err, out)
 	}
 	fakes := filepath.Join(dir, "bin")
