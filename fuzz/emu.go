@@ -46,7 +46,6 @@ type emu struct {
 	line []byte // the line being written (writers do not keep it)
 }
 
-
 // recorder keeps every stdout write, as the reading end of a pipe sees it.
 type recorder struct {
 	all    []byte
