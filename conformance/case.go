@@ -18,6 +18,9 @@ type Case struct {
 	Transcript string
 	// Faults is the fault spec given to the fakes (AGENTCONFORM_FAULTS).
 	Faults string
+	// Seed, when not 0, is the fakes' seed for this case instead of
+	// Config.Seed: the fuzzer gives every execution its own.
+	Seed int64
 	// Permission is the policy the adapter must apply: allow or deny.
 	Permission string
 	// Prompts holds one prompt per turn; the first goes in start, the

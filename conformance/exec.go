@@ -107,6 +107,8 @@ type Observation struct {
 	FakeAtGiveUp []fakecli.Observation
 	// Dir is the case's directory (kept with --keep).
 	Dir string
+
+	memo *observationMemo // what several checks derive alike, made on first use
 }
 
 // WireProcess is what one fake CLI process wrote to its stdout.
@@ -200,16 +202,35 @@ func execCase(ctx context.Context, cfg *Config, c *Case) (*Observation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("case %s: %w", c.ID, err)
 	}
-	o := &Observation{Case: c, Dir: dir}
-	work, fakes, sessions, wire := filepath.Join(dir, "work"), filepath.Join(dir, "fakes"), filepath.Join(dir, "sessions"), filepath.Join(dir, "wire")
-	for _, d := range []string{work, sessions, wire} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, fmt.Errorf("case %s: %w", c.ID, err)
-		}
+	if err := makeCaseDirs(dir); err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.ID, err)
 	}
+	fakes := filepath.Join(dir, "fakes")
 	if err := fakecli.Install(fakes, cfg.FakeExe, false); err != nil {
 		return nil, fmt.Errorf("case %s: installing the fakes: %w", c.ID, err)
 	}
+	return execIn(ctx, cfg, c, dir, fakes)
+}
+
+// caseSubdirs are what a case's directory holds besides the fakes and
+// the observation log: the adapter's working directory, the fakes'
+// sessions and their wire copies of stdout.
+var caseSubdirs = []string{"work", "sessions", "wire"}
+
+func makeCaseDirs(dir string) error {
+	for _, d := range caseSubdirs {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execIn runs a case in dir (made by makeCaseDirs) with the fakes
+// installed in fakes.
+func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Observation, error) {
+	o := &Observation{Case: c, Dir: dir}
+	work, sessions, wire := filepath.Join(dir, "work"), filepath.Join(dir, "sessions"), filepath.Join(dir, "wire")
 	observe := filepath.Join(dir, "observe.jsonl")
 
 	timeout := c.Timeout
@@ -295,7 +316,7 @@ func caseEnv(cfg *Config, c *Case, fakes, sessions, observe, wire string) []stri
 		fakecli.EnvSessions+"="+sessions,
 		fakecli.EnvObserve+"="+observe,
 		fakecli.EnvWire+"="+wire,
-		fakecli.EnvSeed+"="+strconv.FormatInt(cfg.Seed, 10),
+		fakecli.EnvSeed+"="+strconv.FormatInt(caseSeed(cfg, c), 10),
 	)
 	if c.Transcript != "" {
 		env = append(env, fakecli.EnvTranscript+"="+c.Transcript)
@@ -306,6 +327,14 @@ func caseEnv(cfg *Config, c *Case, fakes, sessions, observe, wire string) []stri
 		env = append(env, fakecli.EnvFaults+"="+c.Faults)
 	}
 	return env
+}
+
+// caseSeed is the seed the fakes get in c.
+func caseSeed(cfg *Config, c *Case) int64 {
+	if c.Seed != 0 {
+		return c.Seed
+	}
+	return cfg.Seed
 }
 
 // adapterLine is one line of adapter stdout, or the end of it.

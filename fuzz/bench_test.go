@@ -3,6 +3,7 @@ package fuzz
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,9 +15,8 @@ import (
 //
 //	go test -run '^$' -bench . -cpu 1 ./fuzz
 //
-// BenchmarkExternal needs an adapter and the fake:
-// AGENTCONFORM_FUZZ_BENCH_ADAPTER='agentconform adapter --profile unified'
-// and AGENTCONFORM_FUZZ_FAKE=/path/to/agentconform-fake.
+// BenchmarkExternal builds the lean adapter and fake it runs (or takes
+// them from AGENTCONFORM_FUZZ_BENCH_ADAPTER and AGENTCONFORM_FUZZ_FAKE).
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -66,13 +66,19 @@ func BenchmarkInProcess(b *testing.B) {
 }
 
 // BenchmarkExternal measures an external adapter through the harness and
-// the fakes, on unmutated single-process fixtures.
+// the fakes, on unmutated single-process fixtures: by default the lean
+// reference adapter (cmd/agentconform-adapter) and the lean fake, both
+// built static here; AGENTCONFORM_FUZZ_BENCH_ADAPTER and
+// AGENTCONFORM_FUZZ_FAKE name others.
 func BenchmarkExternal(b *testing.B) {
-	cmd := os.Getenv("AGENTCONFORM_FUZZ_BENCH_ADAPTER")
-	if cmd == "" || os.Getenv(EnvFakeExe) == "" {
-		b.Skip("set AGENTCONFORM_FUZZ_BENCH_ADAPTER and " + EnvFakeExe)
+	cmd, fake := os.Getenv("AGENTCONFORM_FUZZ_BENCH_ADAPTER"), os.Getenv(EnvFakeExe)
+	if cmd == "" {
+		cmd = buildStatic(b, "./cmd/agentconform-adapter")
 	}
-	e, err := NewExternal(cmd, ExternalOptions{FakeExe: os.Getenv(EnvFakeExe)})
+	if fake == "" {
+		fake = buildStatic(b, "./cmd/agentconform-fake")
+	}
+	e, err := NewExternal(cmd, ExternalOptions{FakeExe: fake})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -86,6 +92,24 @@ func BenchmarkExternal(b *testing.B) {
 	benchInputs(b, e, inputs)
 }
 
+// buildStatic builds a command of the module, static, into a temporary
+// directory of the benchmark.
+func buildStatic(b *testing.B, pkg string) string {
+	b.Helper()
+	root, err := CheckoutRoot()
+	if err != nil {
+		b.Skip("no checkout to build ", pkg, " from: ", err)
+	}
+	exe := filepath.Join(b.TempDir(), filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", exe, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building %s: %v\n%s", pkg, err, out)
+	}
+	return exe
+}
+
 // BenchmarkSpawnTwo is what the external figure is measured against:
 // starting and reaping two trivial processes, one after the other.
 func BenchmarkSpawnTwo(b *testing.B) {
@@ -93,6 +117,34 @@ func BenchmarkSpawnTwo(b *testing.B) {
 		for k := 0; k < 2; k++ {
 			if err := exec.Command("/bin/true").Run(); err != nil {
 				b.Skip(err)
+			}
+		}
+	}
+}
+
+// BenchmarkSpawnTwoGo is the same with the most trivial Go program (an
+// empty main, static): the floor for an adapter and a fake written in Go,
+// whose runtime alone takes longer to start than /bin/true.
+func BenchmarkSpawnTwoGo(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module trivial\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	exe := filepath.Join(dir, "trivial")
+	build := exec.Command("go", "build", "-o", exe, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Skipf("building a trivial Go program: %v\n%s", err, out)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := 0; k < 2; k++ {
+			if err := exec.Command(exe).Run(); err != nil {
+				b.Fatal(err)
 			}
 		}
 	}

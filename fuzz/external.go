@@ -47,6 +47,7 @@ type External struct {
 	opts    ExternalOptions
 	dir     string // the executions' work directory
 	n       atomic.Int64
+	x       *conformance.Executor // runs the executions in directories it reuses
 }
 
 // NewExternal prepares an external target; Close removes its files.
@@ -64,15 +65,39 @@ func NewExternal(command string, opts ExternalOptions) (*External, error) {
 	if opts.Deadline <= 0 {
 		opts.Deadline = DefaultExternalDeadline
 	}
-	dir, err := os.MkdirTemp("", "agentconform-fuzz-")
+	dir, err := workDir()
 	if err != nil {
 		return nil, err
 	}
-	return &External{Command: command, opts: opts, dir: dir}, nil
+	a := adapterFor(command)
+	a.SignalInterrupt = opts.SignalInterrupt
+	x, err := conformance.NewExecutor(conformance.Config{Adapter: a, FakeExe: opts.FakeExe, Seed: 1, Timeout: opts.Deadline, WorkDir: dir})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &External{Command: command, opts: opts, dir: dir, x: x}, nil
+}
+
+// workDir makes the executions' work directory: in $TMPDIR when it is
+// set, else in /dev/shm when that is a directory it can write (a memory
+// file system on Linux: every execution makes and removes a few small
+// files, which cost a millisecond of it on a disk), else in the system's
+// temporary directory.
+func workDir() (string, error) {
+	if os.Getenv("TMPDIR") == "" {
+		if dir, err := os.MkdirTemp("/dev/shm", "agentconform-fuzz-"); err == nil {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp("", "agentconform-fuzz-")
 }
 
 // Close removes the target's work directory.
-func (e *External) Close() error { return os.RemoveAll(e.dir) }
+func (e *External) Close() error {
+	e.x.Close()
+	return os.RemoveAll(e.dir)
+}
 
 // Name implements Target.
 func (e *External) Name() string { return "external" }
@@ -97,13 +122,7 @@ func (e *External) Check(c Case) *Failure {
 		return failf(PropNoPanic, "the case could not run: %v", err)
 	}
 	defer cleanup()
-	a := adapterFor(e.Command)
-	a.SignalInterrupt = e.opts.SignalInterrupt
-	cfg := conformance.Config{Adapter: a, FakeExe: e.opts.FakeExe, Seed: c.Seed, Timeout: e.opts.Deadline, WorkDir: e.dir}
-	if cfg.Seed == 0 {
-		cfg.Seed = 1
-	}
-	o, err := conformance.Exec(context.Background(), cfg, cc)
+	o, err := e.x.Exec(context.Background(), cc)
 	if err != nil {
 		return failf(PropNoPanic, "the case could not run: %v", err)
 	}
@@ -116,7 +135,7 @@ func (e *External) Check(c Case) *Failure {
 // faults and seed, the interrupt, and a close for a CLI that stalls.
 func (e *External) conformanceCase(c Case) (*conformance.Case, func(), error) {
 	t := c.Transcript
-	cc := &conformance.Case{ID: "fuzz/" + t.Header.CLI + "/" + t.Header.Scenario, Agent: t.Header.CLI, Faults: c.Faults,
+	cc := &conformance.Case{ID: "fuzz/" + t.Header.CLI + "/" + t.Header.Scenario, Agent: t.Header.CLI, Faults: c.Faults, Seed: c.Seed,
 		Permission: c.Permission, Prompts: conformance.Prompts(t), Timeout: e.opts.Deadline}
 	if cc.Permission == "" {
 		cc.Permission = "allow"

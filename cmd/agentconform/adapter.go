@@ -2,96 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"runtime/debug"
-	"syscall"
-
-	"github.com/spf13/pflag"
 
 	"github.com/agentconform/agentconform/conformance/reference"
 )
 
-const adapterUsage = `Usage: agentconform adapter [--profile unified|shim] [flags]
-
-Runs the reference adapter: speaks the harness protocol of
-conformance/HARNESS.md on stdin and stdout, drives claude, codex or gemini
-as their SDKs do, and hands out their events translated to the unified
-event model (--profile unified) or the seed 001 shim stream (--profile
-shim). SIGINT interrupts the running turn (signal mode); SIGTERM stops the
-CLI and ends. The CLIs' stderr goes to stderr.
-
-Flags:
-`
-
+// runAdapter is `agentconform adapter`: the reference adapter's command
+// line (reference.Main), which the lean agentconform-adapter binary runs
+// too.
 func runAdapter(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := pflag.NewFlagSet("adapter", pflag.ContinueOnError)
-	fl.SetOutput(stderr)
-	var (
-		profile        = fl.String("profile", "unified", "events to hand out: unified or shim")
-		turnTimeout    = fl.Duration("turn-timeout", 0, "stop a turn that runs longer than this (0: no limit)")
-		interruptGrace = fl.Duration("interrupt-grace", 0, "how long a CLI has to end an interrupted turn before the next signal (0: 5s)")
-		stopGrace      = fl.Duration("stop-grace", 0, "how long a CLI has to exit before SIGTERM, then SIGKILL (0: 5s)")
-	)
-	fl.Usage = func() {
-		fmt.Fprint(stderr, adapterUsage)
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		return usageError(stderr, err)
-	}
-	if fl.NArg() > 0 {
-		return usageError(stderr, fmt.Errorf("unexpected argument %q", fl.Arg(0)))
-	}
-	p, err := reference.ParseProfile(*profile)
-	if err != nil {
-		return usageError(stderr, err)
-	}
-
-	// SIGINT is an interrupt here, not the end: run on a context of our
-	// own that only SIGTERM ends.
-	sctx, stop := signal.NotifyContext(context.WithoutCancel(ctx), syscall.SIGTERM)
-	defer stop()
-	sigint := make(chan os.Signal, 1)
-	signal.Notify(sigint, os.Interrupt)
-	defer signal.Stop(sigint)
-	interrupts := make(chan struct{}, 1)
-	go func() {
-		for {
-			select {
-			case <-sigint:
-				select {
-				case interrupts <- struct{}{}:
-				default:
-				}
-			case <-sctx.Done():
-				return
-			}
-		}
-	}()
-
-	err = reference.Serve(sctx, stdin, stdout, reference.ServeOptions{
-		Profile: p, Version: adapterVersion(), Interrupts: interrupts, Stderr: stderr,
-		TurnTimeout: *turnTimeout, InterruptGrace: *interruptGrace, StopGrace: *stopGrace,
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "agentconform adapter: %v\n", err)
-		return exitUsage
-	}
-	return exitOK
-}
-
-// adapterVersion is the module version the binary was built from, for the
-// hello record ("devel" for a build from a work tree).
-func adapterVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
+	return reference.Main(ctx, "agentconform adapter", args, stdin, stdout, stderr)
 }

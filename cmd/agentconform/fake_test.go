@@ -48,3 +48,25 @@ func TestFakeInstall(t *testing.T) {
 		t.Errorf("bad usage: exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// TestReferenceAdaptersPreferLean checks that the default run starts the
+// lean agentconform-adapter when it sits next to agentconform, and this
+// executable's adapter command otherwise.
+func TestReferenceAdaptersPreferLean(t *testing.T) {
+	dir := t.TempDir()
+	self := filepath.Join(dir, "agentconform")
+	args := func() string {
+		a := referenceAdapters(self)[0]
+		return strings.Join(a.Command(context.Background()).Args, " ")
+	}
+	if got := args(); !strings.Contains(got, self+"' adapter --profile unified") && !strings.Contains(got, self+" adapter --profile unified") {
+		t.Errorf("without the lean adapter: %s", got)
+	}
+	lean := filepath.Join(dir, "agentconform-adapter")
+	if err := os.WriteFile(lean, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := args(); !strings.Contains(got, lean) || strings.Contains(got, " adapter --profile") {
+		t.Errorf("with the lean adapter: %s", got)
+	}
+}

@@ -1,0 +1,104 @@
+package reference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/spf13/pflag"
+)
+
+const mainUsage = `Usage: %s [--profile unified|shim] [flags]
+
+Runs the reference adapter: speaks the harness protocol of
+conformance/HARNESS.md on stdin and stdout, drives claude, codex or gemini
+as their SDKs do, and hands out their events translated to the unified
+event model (--profile unified) or the seed 001 shim stream (--profile
+shim). SIGINT interrupts the running turn (signal mode); SIGTERM stops the
+CLI and ends. The CLIs' stderr goes to stderr.
+
+Flags:
+`
+
+// Main is the reference adapter's command line, shared by `agentconform
+// adapter` and the lean agentconform-adapter binary (which starts in a
+// tenth of the time, since it initialises nothing else); name is how it
+// calls itself in messages. It returns the exit status: 0, or 2 for bad
+// usage or an I/O error.
+func Main(ctx context.Context, name string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fl.SetOutput(stderr)
+	var (
+		profile        = fl.String("profile", "unified", "events to hand out: unified or shim")
+		turnTimeout    = fl.Duration("turn-timeout", 0, "stop a turn that runs longer than this (0: no limit)")
+		interruptGrace = fl.Duration("interrupt-grace", 0, "how long a CLI has to end an interrupted turn before the next signal (0: 5s)")
+		stopGrace      = fl.Duration("stop-grace", 0, "how long a CLI has to exit before SIGTERM, then SIGKILL (0: 5s)")
+	)
+	fl.Usage = func() {
+		fmt.Fprintf(stderr, mainUsage, name)
+		fl.PrintDefaults()
+	}
+	usage := func(err error) int {
+		fmt.Fprintf(stderr, "%s: %v\nRun '%s --help' for usage.\n", name, err, name)
+		return 2
+	}
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		return usage(err)
+	}
+	if fl.NArg() > 0 {
+		return usage(fmt.Errorf("unexpected argument %q", fl.Arg(0)))
+	}
+	p, err := ParseProfile(*profile)
+	if err != nil {
+		return usage(err)
+	}
+
+	// SIGINT is an interrupt here, not the end: run on a context of our
+	// own that only SIGTERM ends.
+	sctx, stop := signal.NotifyContext(context.WithoutCancel(ctx), syscall.SIGTERM)
+	defer stop()
+	sigint := make(chan os.Signal, 1)
+	signal.Notify(sigint, os.Interrupt)
+	defer signal.Stop(sigint)
+	interrupts := make(chan struct{}, 1)
+	go func() {
+		for {
+			select {
+			case <-sigint:
+				select {
+				case interrupts <- struct{}{}:
+				default:
+				}
+			case <-sctx.Done():
+				return
+			}
+		}
+	}()
+
+	err = Serve(sctx, stdin, stdout, ServeOptions{
+		Profile: p, Version: buildVersion(), Interrupts: interrupts, Stderr: stderr,
+		TurnTimeout: *turnTimeout, InterruptGrace: *interruptGrace, StopGrace: *stopGrace,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	return 0
+}
+
+// buildVersion is the module version the binary was built from, for the
+// hello record ("devel" for a build from a work tree).
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
