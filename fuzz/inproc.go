@@ -209,6 +209,7 @@ func Execute(c Case, newTr NewTranslator) (*Run, error) {
 		}
 		d.out(tr.EndSession(nil))
 	}
+	d.run.Input = d.input()
 	d.run.Err = marshalErr(tr)
 	return d.run, nil
 }
@@ -220,6 +221,20 @@ type driver struct {
 	interrupt bool
 	sp        reference.LineSplitter
 	cutErr    error
+	procs     []*emu // the processes pumped, in order: their stdout is the input
+}
+
+// input is every byte the processes wrote to stdout, in order (the one
+// process's own record when there is one).
+func (d *driver) input() []byte {
+	if len(d.procs) == 1 {
+		return d.procs[0].rec.all
+	}
+	var in []byte
+	for _, e := range d.procs {
+		in = append(in, e.rec.all...)
+	}
+	return in
 }
 
 func (d *driver) out(evs [][]byte) { d.run.Events = append(d.run.Events, evs...) }
@@ -227,8 +242,10 @@ func (d *driver) out(evs [][]byte) { d.run.Events = append(d.run.Events, evs...)
 // pump hands the emulated process's new writes to line, as lines, and
 // at its end the unterminated rest as a partial line.
 func (d *driver) pump(e *emu, line func(l []byte, partial bool)) {
+	if len(d.procs) == 0 || d.procs[len(d.procs)-1] != e {
+		d.procs = append(d.procs, e)
+	}
 	e.rec.take(func(chunk []byte) {
-		d.run.Input = append(d.run.Input, chunk...)
 		d.sp.Feed(chunk, func(l []byte) { line(l, false) })
 	})
 	if e.done {

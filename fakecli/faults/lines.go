@@ -224,6 +224,9 @@ func last(path []string) string {
 	return path[len(path)-1]
 }
 
+// pointerEscaper escapes a JSON pointer's segment (RFC 6901).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // pointer renders a path as a JSON pointer.
 func pointer(path []string) string {
 	if len(path) == 0 {
@@ -232,7 +235,7 @@ func pointer(path []string) string {
 	var b strings.Builder
 	for _, seg := range path {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(seg))
+		b.WriteString(pointerEscaper.Replace(seg))
 	}
 	return b.String()
 }
