@@ -7,6 +7,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/agentconform/agentconform/jsonvalid"
 )
 
 // jsonInt decodes any JSON number (or null) into an int64, truncating a
@@ -106,8 +111,7 @@ func textOf(raw json.RawMessage) string {
 	if isNull(raw) {
 		return ""
 	}
-	var s string
-	if isString(raw) && json.Unmarshal(raw, &s) == nil {
+	if s, ok := jsonStringValue(raw); ok {
 		return s
 	}
 	var blocks []struct {
@@ -126,6 +130,132 @@ func textOf(raw json.RawMessage) string {
 		}
 	}
 	return string(compact(raw))
+}
+
+// jsonStringValue returns the value of raw when it is one JSON string
+// (whitespace around it allowed), exactly as json.Unmarshal into a string
+// gives it (FuzzJSONStringValue holds the two together), in one pass
+// after a fast check instead of encoding/json's two: tool results are
+// such strings, often hundreds of KiB, and the shim decodes every one.
+func jsonStringValue(raw []byte) (string, bool) {
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '"' {
+		return "", false
+	}
+	end := jsonvalid.End(raw, i, 0)
+	if end < 0 || skipWS(raw, end) != len(raw) {
+		return "", false
+	}
+	return unquote(raw[i:end])
+}
+
+// unquote decodes a valid JSON string token the way encoding/json does:
+// escapes resolved, a UTF-16 surrogate pair joined, a lone surrogate and
+// every byte of invalid UTF-8 replaced by U+FFFD.
+func unquote(tok []byte) (string, bool) {
+	body := tok[1 : len(tok)-1]
+	i := 0
+	for i < len(body) {
+		c := body[i]
+		if c == '\\' || c < ' ' || c == '"' {
+			break
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		i += size
+	}
+	if i == len(body) {
+		return string(body), true
+	}
+	b := make([]byte, i, len(body)+2*utf8.UTFMax)
+	copy(b, body[:i])
+	for i < len(body) {
+		switch c := body[i]; {
+		case c == '\\':
+			i++
+			if i >= len(body) {
+				return "", false
+			}
+			switch body[i] {
+			case '"', '\\', '/', '\'':
+				b = append(b, body[i])
+				i++
+			case 'b':
+				b = append(b, '\b')
+				i++
+			case 'f':
+				b = append(b, '\f')
+				i++
+			case 'n':
+				b = append(b, '\n')
+				i++
+			case 'r':
+				b = append(b, '\r')
+				i++
+			case 't':
+				b = append(b, '\t')
+				i++
+			case 'u':
+				i--
+				rr := hex4(body[i:])
+				if rr < 0 {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(rr) {
+					if rr1 := hex4(body[i:]); rr1 >= 0 {
+						if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+							i += 6
+							b = utf8.AppendRune(b, dec)
+							break
+						}
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+			default:
+				return "", false
+			}
+		case c == '"' || c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(body[i:])
+			i += size
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return string(b), true
+}
+
+// hex4 reads the \uXXXX escape at the start of s, or returns -1.
+func hex4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 // isString reports whether raw starts like a JSON string: decoding

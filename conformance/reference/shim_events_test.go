@@ -30,3 +30,24 @@ func FuzzShimToolResultMarshal(f *testing.F) {
 		}
 	})
 }
+
+// FuzzJSONStringValue holds jsonStringValue to json.Unmarshal into a
+// string: the same value when the bytes are one JSON string, and no value
+// when they are anything else.
+func FuzzJSONStringValue(f *testing.F) {
+	for _, s := range []string{`"plain"`, ` "a\nb\t\"q\" \\ \/ \b\f\r" `, `"\u00e9\u2028\ud83d\ude00"`, `"\ud800"`, `"\ud800\u0041"`,
+		`"\udc00\ud800"`, "\"\xff\xfe ok\"", `"é"`, `"a`, `"\x"`, `"\u12"`, `5`, `null`, `["a"]`, `"a" "b"`, "\"a\tb\"", `"\'"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want string
+		werr := json.Unmarshal(raw, &want)
+		got, ok := jsonStringValue(raw)
+		if werr == nil && !ok && isString(raw) {
+			t.Fatalf("%q: json.Unmarshal gives %q, jsonStringValue nothing", raw, want)
+		}
+		if ok && (werr != nil || got != want) {
+			t.Fatalf("%q: jsonStringValue %q, json.Unmarshal %q (error %v)", raw, got, want, werr)
+		}
+	})
+}
