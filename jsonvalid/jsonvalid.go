@@ -7,6 +7,8 @@
 // encoding/json's byte-at-a-time scanner was a third of their time.
 package jsonvalid
 
+import "encoding/binary"
+
 // MaxDepth is encoding/json's nesting limit: deeper values are invalid.
 const MaxDepth = 10000
 
@@ -113,6 +115,15 @@ func (s *scanner) str(i int) int {
 		return -1
 	}
 	for i++; i < len(b); i++ {
+		// Eight bytes at a time while none of them is a quote, a
+		// backslash or a control character: string bodies are most of
+		// a long line.
+		for len(b)-i >= 8 && !special(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
@@ -144,6 +155,20 @@ func (s *scanner) str(i int) int {
 		}
 	}
 	return -1
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special reports whether any byte of the word is a quote, a backslash
+// or below 0x20 (the classic has-zero-byte and has-less-than tests; a
+// byte of 0x80 or more never counts).
+func special(w uint64) bool {
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&highs != 0
 }
 
 // number checks the number at i and returns its end.
