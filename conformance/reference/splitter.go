@@ -31,18 +31,18 @@ func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
 		if i >= 0 {
 			part = chunk[:i]
 		}
-		// Scan part for the close of a JSON object before the newline.
+		// Scan part for the close of a JSON object before the newline. A
+		// line that lies whole in chunk is emitted from it, uncopied.
 		if end, ok := s.scan(part); ok {
-			s.buf = append(s.buf, part[:end]...)
-			s.emitLine(emit)
+			s.emitLine(part[:end], emit)
 			chunk = chunk[end:]
 			continue
 		}
-		s.buf = append(s.buf, part...)
 		if i < 0 {
+			s.buf = append(s.buf, part...)
 			return
 		}
-		s.emitLine(emit)
+		s.emitLine(part, emit)
 		chunk = chunk[i+1:]
 	}
 }
@@ -56,8 +56,14 @@ func (s *LineSplitter) Flush(emit func(line []byte, partial bool)) {
 	s.reset()
 }
 
-func (s *LineSplitter) emitLine(emit func(line []byte)) {
-	line := bytes.TrimRight(s.buf, "\r")
+// emitLine emits the line that ends with rest (buf holds its start).
+func (s *LineSplitter) emitLine(rest []byte, emit func(line []byte)) {
+	line := rest
+	if len(s.buf) > 0 {
+		s.buf = append(s.buf, rest...)
+		line = s.buf
+	}
+	line = bytes.TrimRight(line, "\r")
 	if len(bytes.TrimSpace(line)) > 0 {
 		emit(line)
 	}
