@@ -157,7 +157,12 @@ func runFuzz(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return fuzzUsageError(stderr, err)
 	}
 	fakeExe := fakecli.Executable(self)
-	env := map[string]string{fuzz.EnvFakeExe: fakeExe}
+	env := map[string]string{}
+	if fakeExe != self || !useGo {
+		// Without the lean fake next to this binary, go test builds it
+		// (static) rather than start this whole binary for every fake.
+		env[fuzz.EnvFakeExe] = fakeExe
+	}
 	if *adapter != "" {
 		env[fuzz.EnvAdapter] = *adapter
 	}
