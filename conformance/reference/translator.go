@@ -300,9 +300,10 @@ func (c *core[E]) EndTurn(end TurnEnd) ([]E, TurnResult) {
 		c.total.add(term.usage)
 	}
 	c.last, c.lastErr = oc, errText
-	if !c.started && oc != outcomeCompleted {
-		// The CLI failed before it wrote a line: start the session with
-		// what is known, so the caller sees the failed turn (a shim's error
+	if !c.started {
+		// The CLI wrote nothing that starts the session (it failed before
+		// its first line, or wrote only its terminal event): start it with
+		// what is known, so the caller sees the turn end (a shim's error
 		// and result, seed 001 "emit result even after errors").
 		c.started = true
 		out = append(out, c.r.render(factSession{id: c.p.sessionID()})...)
@@ -378,7 +379,9 @@ func (c *core[E]) EndSession(err error) []E {
 func (c *core[E]) endSession(reason unified.Reason, msg string) []E {
 	var out []E
 	if !c.started {
-		if reason == unified.ReasonCompleted {
+		if c.turn == 0 {
+			// No turn was ever begun (the caller closed at once): there
+			// is no session to report.
 			c.ended = true
 			return nil
 		}
