@@ -108,8 +108,11 @@ func (e *External) Agents() []string { return e.opts.Agents }
 // stallPause is how long the runner waits on a CLI that stalled before
 // it closes the session (the caller gives up); interruptQuiet how long it
 // waits before it interrupts.
+// The fakes write without delays, and the runner closes only once the
+// CLI has gone quiet in its turn, so a fifth of a second is unambiguous:
+// at a second, stalled inputs took most of a fuzzing run's time.
 const (
-	stallPause     = time.Second
+	stallPause     = 250 * time.Millisecond
 	interruptQuiet = 200 * time.Millisecond
 )
 

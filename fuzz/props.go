@@ -84,6 +84,13 @@ func decodeEvents(lines [][]byte) ([]decoded, *Failure) {
 			}
 			return nil, failf(PropValid, "event %d is not a JSON object (%s): %.200q", i+1, msg, l)
 		}
+		for _, f := range fs {
+			// What the validator of an external adapter's output calls a
+			// violation (invalid UTF-8, say) is one here too.
+			if f.Rule != nil && f.Rule.Level == finding.Must {
+				return nil, failf(PropValid, "event %d: %s: %s: %.200q", i+1, f.Rule.ID, f.Message, l)
+			}
+		}
 		out = append(out, decoded{raw: l, obj: obj})
 	}
 	return out, nil

@@ -221,3 +221,16 @@ func TestExecuteDrivesTurns(t *testing.T) {
 		t.Errorf("turn results %+v, want one interrupted turn", run.Results)
 	}
 }
+
+// TestDecodeEventsRejectsInvalidUTF8 checks that an in-process adapter's
+// event that is not UTF-8 fails PropValid, as the validator fails it for
+// an external adapter.
+func TestDecodeEventsRejectsInvalidUTF8(t *testing.T) {
+	_, f := decodeEvents([][]byte{[]byte(`{"type":"toolStarted","arguments":{"q":"` + "\xff\xfe" + `"}}`)})
+	if f == nil || f.Property != PropValid || !strings.Contains(f.Message, "jsonl/invalid-utf8") {
+		t.Fatalf("got %v, want a %s failure naming jsonl/invalid-utf8", f, PropValid)
+	}
+	if _, f := decodeEvents([][]byte{[]byte(`{"type":"toolStarted","arguments":{"q":"\ufffd"}}`)}); f != nil {
+		t.Fatalf("the escaped replacement character: %v", f)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/agentconform/agentconform/jsonvalid"
 )
@@ -312,20 +313,20 @@ func (e *ToolCompleted) MarshalJSON() ([]byte, error) {
 }
 
 // AppendRawMember appends ,"key":raw to an object being written (key is
-// a plain ASCII member name): raw as
-// it is when it is already compact JSON (checked without decoding it),
-// else compacted by encoding/json, as a json.RawMessage member would be.
-// It fails when raw is not JSON.
+// a plain ASCII member name): raw as it is when it is already compact JSON
+// (checked without decoding it), else compacted by encoding/json, as a
+// json.RawMessage member would be, and made valid UTF-8 (ValidUTF8). It
+// fails when raw is not JSON.
 func AppendRawMember(b []byte, key string, raw json.RawMessage) ([]byte, error) {
 	b = append(strconv.AppendQuote(append(b, ','), key), ':')
 	if jsonvalid.Compact(raw) {
-		return append(b, raw...), nil
+		return append(b, ValidUTF8(raw)...), nil
 	}
 	buf := bytes.NewBuffer(b)
 	if err := json.Compact(buf, raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
-	return buf.Bytes(), nil
+	return ValidUTF8(buf.Bytes()), nil
 }
 
 // MarshalJSON writes the event with its type.
@@ -391,5 +392,28 @@ func MarshalTagged(v any, kv ...string) ([]byte, error) {
 	if len(head) > 1 {
 		head = append(head, ',')
 	}
-	return append(head, b[1:]...), nil
+	return ValidUTF8(append(head, b[1:]...)), nil
+}
+
+// ValidUTF8 returns the JSON text b with every byte of invalid UTF-8
+// replaced by the escape \ufffd, as encoding/json writes a Go string: raw
+// values taken from a CLI's line (a tool's input or result) keep the bytes
+// it wrote, and a line of them would not be UTF-8 (RFC 8259 §8.1). Bytes
+// of 0x80 and more appear in valid JSON only inside strings, where the
+// escape is valid too. b itself is returned when it is valid.
+func ValidUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, `\ufffd`...)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
 }
