@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 
+	"github.com/agentconform/agentconform/conformance/reference"
 	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/jsonl"
 )
@@ -17,7 +18,13 @@ type WireLine struct {
 }
 
 // wireLines splits what each fake process wrote into lines, timed by the
-// process's "out" observation records (one per line, in order).
+// process's "out" observation records (one per line, in order). Lines are
+// cut as the reference adapters cut them (reference.LineSplitter): at a
+// newline, and also where a JSON object closes, so that two events a CLI
+// ran together on one line are two lines here too, and the lossless
+// checks' reference translation reads what the adapters read (found by
+// fuzzing: a Codex stream whose last event lost its newline before an
+// unknown event). Blank lines are skipped; an unfinished last line is kept.
 func (o *Observation) wireLines() [][]WireLine {
 	var out [][]WireLine
 	for _, w := range o.Wire {
@@ -28,22 +35,17 @@ func (o *Observation) wireLines() [][]WireLine {
 			}
 		}
 		var lines []WireLine
-		rest := w.Bytes
-		for i := 0; len(rest) > 0; i++ {
-			var line []byte
-			if j := bytes.IndexByte(rest, '\n'); j >= 0 {
-				line, rest = rest[:j], rest[j+1:]
-			} else {
-				line, rest = rest, nil
-			}
-			line = bytes.TrimSuffix(line, []byte("\r"))
-			wl := WireLine{PID: w.PID, Raw: line}
-			if i < len(times) {
+		add := func(line []byte) {
+			wl := WireLine{PID: w.PID, Raw: bytes.Clone(line)}
+			if i := len(lines); i < len(times) {
 				wl.TMS = times[i]
 			}
-			wl.Obj, _ = jsonl.Parse(line, jsonl.ParseOptions{})
+			wl.Obj, _ = jsonl.Parse(wl.Raw, jsonl.ParseOptions{})
 			lines = append(lines, wl)
 		}
+		var sp reference.LineSplitter
+		sp.Feed(w.Bytes, add)
+		sp.Flush(func(line []byte, _ bool) { add(line) })
 		out = append(out, lines)
 	}
 	return out
