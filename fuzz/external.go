@@ -35,7 +35,7 @@ type ExternalOptions struct {
 
 // DefaultExternalDeadline bounds one execution against an external
 // adapter.
-const DefaultExternalDeadline = 10 * time.Second
+const DefaultExternalDeadline = 20 * time.Second
 
 // External is a target that runs an adapter command through the
 // conformance harness (HARNESS.md) against the fake CLIs, which replay
@@ -111,9 +111,16 @@ func (e *External) Agents() []string { return e.opts.Agents }
 // The fakes write without delays, and the runner closes only once the
 // CLI has gone quiet in its turn, so a fifth of a second is unambiguous:
 // at a second, stalled inputs took most of a fuzzing run's time.
+//
+// giveUpQuiet is how long the caller waits in any other case: a mutation
+// can leave a CLI waiting for ever without a stall (a Claude stream whose
+// result is dropped keeps its process waiting for the next prompt, and
+// the adapter waiting for the result), and a caller gives up then too.
+// It is long enough that a slow adapter is never taken for a silent CLI.
 const (
 	stallPause     = 250 * time.Millisecond
 	interruptQuiet = 200 * time.Millisecond
+	giveUpQuiet    = 2 * time.Second
 )
 
 // Check implements Target: it runs the case as one conformance case and
@@ -165,6 +172,7 @@ func (e *External) conformanceCase(c Case) (*conformance.Case, func(), error) {
 		cc.Interrupt = &conformance.InterruptPlan{Quiet: interruptQuiet}
 		cc.Expect.Cancelled = true
 	}
+	cc.CloseWhenQuiet = giveUpQuiet
 	if stalls {
 		cc.Expect.Stall, cc.Expect.TurnFails = true, true
 		cc.CloseWhenQuiet = stallPause
