@@ -164,6 +164,7 @@ func (d *claudeDriver) gone(feed feedFunc, why error) error {
 	if !d.p.waitExit(d.cfg.stopGrace()) {
 		d.p.stop(d.cfg.stopGrace())
 	}
+	d.p.waitStderr(d.cfg.stopGrace())
 	err := why
 	if xerr := d.p.exitErr(); xerr != nil {
 		err = fmt.Errorf("%w (%v)", why, xerr)
@@ -291,6 +292,7 @@ func (d *claudeDriver) close(ctx context.Context, lastOK bool) error {
 	if !exited {
 		d.p.stop(grace)
 	}
+	d.p.waitStderr(grace)
 	err := d.p.exitErr()
 	switch {
 	case !exited:

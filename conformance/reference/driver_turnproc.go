@@ -107,6 +107,7 @@ loop:
 	if !p.waitExit(d.cfg.stopGrace()) {
 		p.stop(d.cfg.stopGrace())
 	}
+	p.waitStderr(d.cfg.stopGrace())
 	xerr := p.exitErr()
 	switch {
 	case end.TimedOut:

@@ -27,6 +27,7 @@ type proc struct {
 	quitOnce sync.Once
 
 	exited  chan struct{} // closed when the process was reaped
+	errDone chan struct{} // closed when all of stderr has been passed on
 	state   *os.ProcessState
 	waitErr error
 
@@ -74,7 +75,7 @@ func startProc(spec procSpec) (*proc, error) {
 		return nil, fmt.Errorf("starting %s: stderr pipe: %w", spec.name, err)
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
-	p := &proc{name: spec.name, cmd: cmd, lines: make(chan outLine, 64), quit: make(chan struct{}), exited: make(chan struct{}), stdoutR: outR, tail: &tailBuffer{max: 4 << 10}}
+	p := &proc{name: spec.name, cmd: cmd, lines: make(chan outLine, 64), quit: make(chan struct{}), exited: make(chan struct{}), errDone: make(chan struct{}), stdoutR: outR, tail: &tailBuffer{max: 4 << 10}}
 
 	var inW io.WriteCloser
 	if spec.stdin || spec.input != "" {
@@ -145,6 +146,7 @@ func (p *proc) readStdout(r *os.File) {
 // failing w never blocks the CLI: write errors stop the copy to w only.
 func (p *proc) drainStderr(r *os.File, w io.Writer) {
 	defer p.wg.Done()
+	defer close(p.errDone)
 	defer r.Close()
 	buf := make([]byte, 32<<10)
 	for {
@@ -234,6 +236,18 @@ func (p *proc) waitExit(d time.Duration) bool {
 		return true
 	case <-t.C:
 		return false
+	}
+}
+
+// waitStderr waits up to d for the last of stderr to be passed on, so
+// that a turn or a session is not reported over while the CLI's last
+// words are still on their way (a 4 MiB flood could lose its tail).
+func (p *proc) waitStderr(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.errDone:
+	case <-t.C:
 	}
 }
 
