@@ -73,10 +73,10 @@ func BenchmarkInProcess(b *testing.B) {
 func BenchmarkExternal(b *testing.B) {
 	cmd, fake := os.Getenv("AGENTCONFORM_FUZZ_BENCH_ADAPTER"), os.Getenv(EnvFakeExe)
 	if cmd == "" {
-		cmd = buildStatic(b, "./cmd/agentconform-adapter")
+		cmd = buildLean(b, "./cmd/agentconform-adapter")
 	}
 	if fake == "" {
-		fake = buildStatic(b, "./cmd/agentconform-fake")
+		fake = buildLean(b, "./cmd/agentconform-fake")
 	}
 	e, err := NewExternal(cmd, ExternalOptions{FakeExe: fake})
 	if err != nil {
@@ -92,20 +92,17 @@ func BenchmarkExternal(b *testing.B) {
 	benchInputs(b, e, inputs)
 }
 
-// buildStatic builds a command of the module, static, into a temporary
+// buildLean builds a command of the module, static, into a temporary
 // directory of the benchmark.
-func buildStatic(b *testing.B, pkg string) string {
+func buildLean(b *testing.B, pkg string) string {
 	b.Helper()
 	root, err := CheckoutRoot()
 	if err != nil {
 		b.Skip("no checkout to build ", pkg, " from: ", err)
 	}
-	exe := filepath.Join(b.TempDir(), filepath.Base(pkg))
-	cmd := exec.Command("go", "build", "-o", exe, pkg)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("building %s: %v\n%s", pkg, err, out)
+	exe, err := buildStatic(root, pkg, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
 	}
 	return exe
 }

@@ -132,18 +132,27 @@ func externalOptionsFromEnv(f F) (ExternalOptions, error) {
 		if err != nil {
 			return opts, fmt.Errorf("no %s, and no checkout to build the fake from: %w", EnvFakeExe, err)
 		}
-		exe := filepath.Join(f.TempDir(), "agentconform-fake")
-		cmd := exec.Command("go", "build", "-o", exe, "./cmd/agentconform-fake")
-		cmd.Dir = root
-		// Static (pflag imports net, which links libc otherwise): the fake
-		// starts a millisecond sooner, and it starts on every execution.
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return opts, fmt.Errorf("building the fake: %v\n%s", err, out)
+		exe, err := buildStatic(root, "./cmd/agentconform-fake", f.TempDir())
+		if err != nil {
+			return opts, err
 		}
 		opts.FakeExe = exe
 	}
 	return opts, nil
+}
+
+// buildStatic builds a command of the checkout at root into dir, static:
+// pflag imports net, which links libc otherwise, and a static binary
+// starts a millisecond sooner, on every execution.
+func buildStatic(root, pkg, dir string) (string, error) {
+	exe := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", exe, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building %s: %v\n%s", pkg, err, out)
+	}
+	return exe, nil
 }
 
 func addSeeds(f F, set SeedSet) {
