@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,30 +78,17 @@ type file struct{ Path, Change string }
 
 type usage struct{ Input, Output, Cached, Reasoning, Total int64 }
 
-// observationMemo holds the lossless checks' summaries of one
-// observation: the three checks share them, and the reference translation
-// was most of the runner's own time on the fuzzer's short cases.
-type observationMemo struct {
-	want, got summary
-	err       error
-}
-
-var memoMu sync.Mutex
-
-// summaries returns the reference translation's summary and the adapter's.
+// summaries returns the reference translation's summary and the
+// adapter's, made once per observation: the three lossless checks share
+// them, and the reference translation was most of the runner's own time
+// on the fuzzer's short cases.
 func (o *Observation) summaries() (want, got summary, err error) {
-	memoMu.Lock()
-	m := o.memo
-	memoMu.Unlock()
-	if m == nil {
-		m = &observationMemo{}
+	m := o.memoized()
+	m.summariesOnce.Do(func() {
 		if m.want, m.err = expectedSummary(o); m.err == nil {
 			m.got = actualSummary(o)
 		}
-		memoMu.Lock()
-		o.memo = m
-		memoMu.Unlock()
-	}
+	})
 	return m.want, m.got, m.err
 }
 

@@ -25,7 +25,15 @@ type WireLine struct {
 // checks' reference translation reads what the adapters read (found by
 // fuzzing: a Codex stream whose last event lost its newline before an
 // unknown event). Blank lines are skipped; an unfinished last line is kept.
+// The lines are cut once per observation and shared by every check that
+// reads them, which must not change them.
 func (o *Observation) wireLines() [][]WireLine {
+	m := o.memoized()
+	m.linesOnce.Do(func() { m.lines = o.cutWire() })
+	return m.lines
+}
+
+func (o *Observation) cutWire() [][]WireLine {
 	var out [][]WireLine
 	for _, w := range o.Wire {
 		var times []int64

@@ -181,8 +181,7 @@ func blocks(m *claudeMessage) ([]claudeBlock, error) {
 	if m == nil || isNull(m.Content) {
 		return nil, nil
 	}
-	var s string
-	if isString(m.Content) && json.Unmarshal(m.Content, &s) == nil {
+	if s, ok := jsonStringValue(m.Content); ok {
 		return []claudeBlock{{Type: "text", Text: s}}, nil
 	}
 	// Decoded whole when it can be (one pass instead of three); block by

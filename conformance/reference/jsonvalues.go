@@ -261,13 +261,6 @@ func hex4(s []byte) rune {
 	return r
 }
 
-// isString reports whether raw starts like a JSON string: decoding
-// anything else into a string fails, but only after scanning it whole.
-func isString(raw []byte) bool {
-	i := skipWS(raw, 0)
-	return i < len(raw) && raw[i] == '"'
-}
-
 // rawStrings renders a JSON array of error entries as strings: strings as
 // themselves, anything else as compact JSON.
 func rawStrings(raws []json.RawMessage) []string {

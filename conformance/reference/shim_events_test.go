@@ -43,7 +43,7 @@ func FuzzJSONStringValue(f *testing.F) {
 		var want string
 		werr := json.Unmarshal(raw, &want)
 		got, ok := jsonStringValue(raw)
-		if werr == nil && !ok && isString(raw) {
+		if i := skipWS(raw, 0); werr == nil && !ok && i < len(raw) && raw[i] == '"' {
 			t.Fatalf("%q: json.Unmarshal gives %q, jsonStringValue nothing", raw, want)
 		}
 		if ok && (werr != nil || got != want) {

@@ -322,11 +322,11 @@ func AppendRawMember(b []byte, key string, raw json.RawMessage) ([]byte, error) 
 	if jsonvalid.Compact(raw) {
 		return append(b, ValidUTF8(raw)...), nil
 	}
-	buf := bytes.NewBuffer(b)
-	if err := json.Compact(buf, raw); err != nil {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
-	return ValidUTF8(buf.Bytes()), nil
+	return append(b, ValidUTF8(buf.Bytes())...), nil
 }
 
 // MarshalJSON writes the event with its type.

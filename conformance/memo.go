@@ -1,0 +1,28 @@
+package conformance
+
+import "sync"
+
+// observationMemo holds what several checks derive from one observation
+// alike (the wire cut into lines, the lossless summaries), each made on
+// first use.
+type observationMemo struct {
+	linesOnce sync.Once
+	lines     [][]WireLine
+
+	summariesOnce sync.Once
+	want, got     summary
+	err           error
+}
+
+// memoMu guards the creation of an observation's memo.
+var memoMu sync.Mutex
+
+// memoized returns the observation's memo, made on first use.
+func (o *Observation) memoized() *observationMemo {
+	memoMu.Lock()
+	defer memoMu.Unlock()
+	if o.memo == nil {
+		o.memo = &observationMemo{}
+	}
+	return o.memo
+}
