@@ -90,6 +90,9 @@ type Outcome struct {
 	Expected, Actual string
 	// Diff is a readable diff of expected versus actual events, if any.
 	Diff string
+	// Skip says the check turned out not to apply to what the adapter did
+	// (Actual says why): it asked the CLI for text, not a JSON stream.
+	Skip bool
 }
 
 func pass() Outcome { return Outcome{OK: true} }
@@ -101,6 +104,8 @@ func failf(expected, format string, args ...any) Outcome {
 // verdict turns a check's outcome into a verdict.
 func verdict(c *Check, out Outcome) Verdict {
 	switch {
+	case out.Skip:
+		return Skip
 	case out.Info:
 		return Informational
 	case out.OK:

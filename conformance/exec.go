@@ -95,9 +95,10 @@ type Observation struct {
 	// to stdout, in start order.
 	Fake []fakecli.Observation
 	Wire []WireProcess
-	// Leftover lists fake CLI processes still running after the adapter
-	// ended (killed by the runner afterwards).
-	Leftover []int
+	// Leftover lists the processes of the case still running after the
+	// adapter exited and its CLIs had exitGrace to follow (the runner
+	// killed them afterwards).
+	Leftover []Leftover
 	// GaveUp is true when the adapter did not end an interrupted turn
 	// within interruptDeadline and a second, so the runner sent close (the
 	// caller gave up); FakeAtGiveUp is the fakes' log as it stood then:
@@ -105,6 +106,11 @@ type Observation struct {
 	// made it stop the CLI anyway.
 	GaveUp       bool
 	FakeAtGiveUp []fakecli.Observation
+	// FakeAtTurnEnd is the fakes' log as it stood settleAfterTurnEnd after
+	// the turn_end of the interrupted turn, before the runner sent its next
+	// command: what the adapter did about the interrupt before it reported
+	// the turn over.
+	FakeAtTurnEnd []fakecli.Observation
 	// Dir is the case's directory (kept with --keep).
 	Dir string
 
@@ -242,7 +248,8 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 
 	cmd := cfg.Adapter.Command(cctx)
 	cmd.Dir = work
-	cmd.Env = caseEnv(cfg, c, fakes, sessions, observe, wire)
+	mark := newRunMark()
+	cmd.Env = append(caseEnv(cfg, c, fakes, sessions, observe, wire), envRunMark+"="+mark)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = killGrace
@@ -277,14 +284,10 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 		// drain whatever the reader still had (it ends at EOF)
 	}
 	o.Stderr = tail.Bytes()
-	killGroup(cmd.Process.Pid)
-
-	o.Fake, _ = readObservations(observe)
-	o.Leftover = leftovers(o.Fake)
-	for _, pid := range o.Leftover {
-		killGroup(pid)
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
+	// Judge the world as the adapter left it: what still runs after its
+	// exit (and a grace for its CLIs to follow) is recorded before the
+	// runner kills anything, so that cleanup never masks a leak.
+	o.Fake, o.Leftover = settle(observe, cmd.Process.Pid, mark, start, o.TimedOut)
 	o.Wire = readWire(wire, o.FakeStarts())
 	return o, nil
 }
@@ -296,6 +299,8 @@ func caseEnv(cfg *Config, c *Case, fakes, sessions, observe, wire string) []stri
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "AGENTCONFORM_"), k == "CLAUDE_CODE_EXECUTABLE", k == "CODEX_EXECUTABLE", k == "GEMINI_EXECUTABLE":
+			continue
+		case k == envRunMark:
 			continue
 		case k == "PATH":
 			if v != "" {
@@ -382,7 +387,20 @@ type driver struct {
 	closed      bool
 	events      int
 	lastOutput  time.Time
+
+	cli wireWatch // what the CLIs have written so far
+
+	// deferred is the command the runner sends after the interrupted
+	// turn's turn_end, once settleAfterTurnEnd has passed (deferAt).
+	deferred func()
+	deferAt  time.Time
+	snapped  bool
 }
+
+// settleAfterTurnEnd is how long after the interrupted turn's turn_end the
+// runner waits before its next command, so that a signal the adapter sent
+// just before reporting the turn is in the fakes' log when it is read.
+const settleAfterTurnEnd = 150 * time.Millisecond
 
 func (d *driver) send(op string, fields map[string]any) {
 	if d.closed {
@@ -493,16 +511,27 @@ func (d *driver) handle(al adapterLine) {
 		}
 	case "turn_end":
 		d.turnEnds++
+		var next func()
 		switch {
 		case d.interrupted && d.c.Interrupt != nil && d.c.Interrupt.ThenTurn && !d.thenSent:
 			d.thenSent = true
-			d.send("send", map[string]any{"prompt": "and now a short answer, please"})
+			next = func() { d.send("send", map[string]any{"prompt": "and now a short answer, please"}) }
 		case d.prompt < len(d.c.Prompts) && !d.interrupted:
-			d.sendNextPrompt()
+			next = d.sendNextPrompt
 		default:
-			d.send("close", nil)
+			next = func() { d.send("close", nil) }
 		}
+		if d.interrupted && !d.snapped {
+			// The interrupted turn is over as far as the adapter is
+			// concerned: what it did about the interrupt is judged on the
+			// log as it stands now, before the next command.
+			d.snapped = true
+			d.deferred, d.deferAt = next, time.Now().Add(settleAfterTurnEnd)
+			return
+		}
+		next()
 	case "end":
+		d.runDeferred()
 		d.send("close", nil)
 	}
 }
@@ -511,13 +540,22 @@ func (d *driver) handle(al adapterLine) {
 // be quiet, and gives up on an interrupted turn the adapter does not end.
 func (d *driver) timers() {
 	c := d.c
+	if d.deferred != nil && !time.Now().Before(d.deferAt) {
+		d.runDeferred()
+	}
 	quietFor := time.Since(d.lastOutput)
-	if ip := c.Interrupt; ip != nil && !d.interrupted && d.turnEnds == 0 && d.events >= ip.AfterEvents {
+	if c.Interrupt != nil || c.CloseWhenQuiet > 0 {
+		d.cli.poll(d.wire, c.Agent == "claude")
+	}
+	// The interrupt is timed by what the CLI wrote, never by what the
+	// adapter wrote: an adapter that hands nothing on before the turn ends
+	// is interrupted all the same.
+	if ip := c.Interrupt; ip != nil && !d.interrupted && d.turnEnds == 0 && d.cli.lines >= ip.AfterEvents {
 		q := ip.Quiet
 		if q <= 0 {
 			q = defaultQuiet
 		}
-		if quietFor >= q && d.cliInTurn() {
+		if quietFor >= q && time.Since(d.cli.grew) >= q && d.cliInTurn() {
 			d.interrupt()
 		}
 	}
@@ -551,7 +589,8 @@ func snapshotLog(path string) []fakecli.Observation {
 	var killed []fakecli.Observation
 	for _, r := range log {
 		if r.Kind == "start" && !exited[r.PID] && !alive(r.PID) {
-			killed = append(killed, fakecli.Observation{Kind: "exit", PID: r.PID, Signal: "SIGKILL"})
+			// The runner kills nothing before the adapter exits.
+			killed = append(killed, fakecli.Observation{Kind: "exit", PID: r.PID, Signal: "SIGKILL", Action: killedOutright})
 		}
 	}
 	return append(log, killed...)
@@ -581,37 +620,101 @@ func (d *driver) cliInTurn() bool {
 	if d.inTurn {
 		return true
 	}
-	files, _ := filepath.Glob(filepath.Join(d.wire, "*.out"))
-	if len(files) > 0 && d.cliUp.IsZero() {
+	if d.cli.files > 0 && d.cliUp.IsZero() {
 		d.cliUp = time.Now()
 	}
 	if !d.cliUp.IsZero() && time.Since(d.cliUp) >= notInTurnQuiet {
 		d.inTurn = true
 		return true
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
+	if d.c.Agent == "claude" {
+		d.inTurn = d.cli.initSeen
+	} else {
+		d.inTurn = d.cli.lines > 0
+	}
+	return d.inTurn
+}
+
+// runDeferred takes the snapshot of the fakes' log that judges the
+// interrupt and sends the command that waited for it.
+func (d *driver) runDeferred() {
+	if d.deferred == nil {
+		return
+	}
+	d.o.FakeAtTurnEnd = snapshotLog(d.observe)
+	next := d.deferred
+	d.deferred = nil
+	next()
+}
+
+// wireWatch follows the fakes' wire copies of stdout (one file per
+// process) as they grow: how many lines the CLIs have written, when they
+// last wrote, and whether Claude's system/init has gone out. It reads
+// only what is new at each poll.
+type wireWatch struct {
+	files    int
+	lines    int
+	grew     time.Time
+	initSeen bool
+	offsets  map[string]int64
+	carry    map[string][]byte // an unfinished line (while it may be init)
+}
+
+// maxInitLine bounds the unfinished line kept to look for system/init.
+const maxInitLine = 1 << 20
+
+func (w *wireWatch) poll(dir string, claude bool) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.out"))
+	if w.offsets == nil {
+		w.offsets, w.carry = map[string]int64{}, map[string][]byte{}
+	}
+	w.files = len(files)
+	for _, name := range files {
+		st, err := os.Stat(name)
+		if err != nil || st.Size() <= w.offsets[name] {
+			continue
+		}
+		f, err := os.Open(name)
 		if err != nil {
 			continue
 		}
-		if d.c.Agent != "claude" {
-			if bytes.IndexByte(b, '\n') >= 0 {
-				d.inTurn = true
-				return true
-			}
+		buf := make([]byte, st.Size()-w.offsets[name])
+		n, _ := f.ReadAt(buf, w.offsets[name])
+		f.Close()
+		buf = buf[:n]
+		if n == 0 {
 			continue
 		}
-		for _, line := range bytes.Split(b, []byte("\n")) {
-			if !bytes.Contains(line, []byte(`"init"`)) {
-				continue
-			}
-			if obj, _ := jsonl.Parse(line, jsonl.ParseOptions{}); obj != nil && obj["type"] == "system" && obj["subtype"] == "init" {
-				d.inTurn = true
-				return true
-			}
+		w.offsets[name] += int64(n)
+		w.grew = time.Now()
+		w.lines += bytes.Count(buf, []byte("\n"))
+		if !claude || w.initSeen {
+			continue
 		}
+		data := append(w.carry[name], buf...)
+		for {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				break
+			}
+			if isClaudeInit(data[:i]) {
+				w.initSeen = true
+			}
+			data = data[i+1:]
+		}
+		if len(data) > maxInitLine {
+			data = nil
+		}
+		w.carry[name] = append([]byte(nil), data...)
 	}
-	return false
+}
+
+func isClaudeInit(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"init"`)) {
+		return false
+	}
+	obj, _ := jsonl.Parse(line, jsonl.ParseOptions{})
+	return obj != nil && obj["type"] == "system" && obj["subtype"] == "init"
 }
 
 func exitStatus(ps *os.ProcessState, err error) (int, string) {
@@ -663,27 +766,6 @@ func readObservations(path string) ([]fakecli.Observation, error) {
 	}
 	defer f.Close()
 	return fakecli.ReadObservations(f)
-}
-
-// leftovers returns the fake processes that are still running: started,
-// never logged an exit, and alive (not a zombie) now.
-func leftovers(obs []fakecli.Observation) []int {
-	exited := map[int]bool{}
-	for _, r := range obs {
-		if r.Kind == "exit" {
-			exited[r.PID] = true
-		}
-	}
-	var out []int
-	for _, r := range obs {
-		if r.Kind != "start" || exited[r.PID] {
-			continue
-		}
-		if alive(r.PID) {
-			out = append(out, r.PID)
-		}
-	}
-	return out
 }
 
 // alive reports whether pid runs (and is not a zombie waiting to be reaped).

@@ -12,6 +12,9 @@ type observationMemo struct {
 	summariesOnce sync.Once
 	want, got     summary
 	err           error
+
+	indexOnce sync.Once
+	index     *infoIndex
 }
 
 // memoMu guards the creation of an observation's memo.

@@ -267,6 +267,13 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 		cr.Verdict = Skip
 		return cr, nil
 	}
+	if why := undeclared(c, hello, cfg); why != "" {
+		for _, chk := range Catalog() {
+			cr.Checks = append(cr.Checks, checkResult(chk, Skip, Outcome{Actual: why}))
+		}
+		cr.Verdict = Skip
+		return cr, nil
+	}
 	o, err := execCase(ctx, cfg, c)
 	if err != nil {
 		return nil, err
@@ -302,6 +309,24 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 		os.RemoveAll(o.Dir)
 	}
 	return cr, nil
+}
+
+// undeclared says why a case is not run against an adapter whose hello
+// does not claim what the case needs ("" when it does): more than one turn
+// needs multi_turn, an interrupt needs interrupt (unless the runner
+// interrupts with SIGINT). The runner never sends a command the adapter
+// did not claim; its checks are SKIP.
+func undeclared(c *Case, h *Hello, cfg *Config) string {
+	if h == nil {
+		return ""
+	}
+	if (len(c.Prompts) > 1 || c.Interrupt != nil && c.Interrupt.ThenTurn) && !h.supports("multi_turn") {
+		return "the case runs more than one turn and the adapter does not declare multi_turn"
+	}
+	if c.Interrupt != nil && !cfg.Adapter.SignalInterrupt && !h.supports("interrupt") {
+		return "the case interrupts a turn and the adapter does not declare interrupt"
+	}
+	return ""
 }
 
 func crashDetail(o *Observation) string {
@@ -436,8 +461,8 @@ func wireExcerpt(o *Observation) string {
 			fmt.Fprintf(&b, "cli pid %d at %d ms: %s\n", r.PID, r.TMS, how)
 		}
 	}
-	if len(o.Leftover) > 0 {
-		fmt.Fprintf(&b, "left running after the adapter ended: %v\n", o.Leftover)
+	for _, l := range o.Leftover {
+		fmt.Fprintf(&b, "left running after the adapter exited: pid %d: %s\n", l.PID, clip(strings.Join(l.Argv, " "), 300))
 	}
 	fmt.Fprintf(&b, "adapter: %d events, exit %d%s after %.3fs\n", len(o.Events), o.ExitCode, map[bool]string{true: " (" + o.ExitSignal + ")", false: ""}[o.ExitSignal != ""], o.Duration.Seconds())
 	if len(o.Stderr) > 0 {

@@ -114,12 +114,18 @@ func sessionID(lines []WireLine) string {
 }
 
 // interruptLog is the part of the fakes' log that shows what the adapter
-// did about the runner's interrupt: all of it, or, when the runner gave up
-// and closed, what it held at that moment (the close makes any adapter
-// stop the CLI, which says nothing about its interrupt).
+// did about the runner's interrupt before it reported the turn over: the
+// log as it stood a moment after the interrupted turn's turn_end (before
+// the runner's next command), or when the runner gave up and closed (the
+// close makes any adapter stop the CLI, which says nothing about its
+// interrupt); failing both, the whole log, in which the runner's own
+// kills are marked killed-by-runner.
 func (o *Observation) interruptLog() []fakecli.Observation {
-	if o.GaveUp {
+	switch {
+	case o.GaveUp:
 		return o.FakeAtGiveUp
+	case o.FakeAtTurnEnd != nil:
+		return o.FakeAtTurnEnd
 	}
 	return o.Fake
 }

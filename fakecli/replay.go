@@ -546,6 +546,7 @@ func (e *engine) logStdin(m *stdinMsg, matched any) {
 		return
 	}
 	e.p.obs.logAt(m.at, "stdin", "line", string(m.raw), "matched", matched)
+	e.p.obs.flush()
 }
 
 // protocolError records a stdin line that nothing accepted.
@@ -564,6 +565,9 @@ func (e *engine) signal(s os.Signal) flow {
 		action = "default"
 	}
 	e.p.obs.log("signal", "signal", name, "action", action)
+	// A signal is evidence of what the adapter did (interrupt/passed-on):
+	// it is in the log at once, not at the next flush of stdout.
+	e.p.obs.flush()
 	if action != "ignore" && !strings.HasPrefix(action, "goto:") {
 		e.signaled = true
 	}

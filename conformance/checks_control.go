@@ -1,0 +1,127 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The control family.
+var (
+	CheckCanUseTool = register(&Check{Family: FamilyControl, Rule: rule("control/can-use-tool", "MUST",
+		"Every can_use_tool request is answered exactly once, with its request_id and the decision the permission policy implies.", srcClaudeCtl),
+		Applies: agentIs("claude"), Judge: judgeCanUseTool})
+	CheckEnvelope = register(&Check{Family: FamilyControl, Rule: rule("control/interrupt-envelope", "MUST",
+		"Where Claude reads stream-json on stdin, an interrupt is sent inside the control_request envelope; a bare {\"subtype\":\"interrupt\"} is silently ignored by the CLI.", srcClaudeCtl),
+		Applies: func(c *Case, h *Hello) (bool, string) {
+			if c.Agent != "claude" || c.Interrupt == nil {
+				return false, "applies to Claude interrupt cases only"
+			}
+			return needs("interrupt", func(*Case) bool { return true })(c, h)
+		}, Judge: judgeEnvelope})
+	CheckAfterCancel = register(&Check{Family: FamilyControl, Rule: rule("control/no-response-after-cancel", "MUST",
+		"No control_response is sent for a request the CLI withdrew with control_cancel_request.", srcClaudeInt),
+		Applies: agentIs("claude"), Judge: judgeAfterCancel})
+)
+
+func judgeCanUseTool(o *Observation) Outcome {
+	type req struct {
+		id       string
+		canceled bool
+	}
+	var reqs []req
+	for _, lines := range o.wireLines() {
+		for _, l := range lines {
+			if l.Obj == nil {
+				continue
+			}
+			switch l.Obj["type"] {
+			case "control_request":
+				if str(l.Obj, "request", "subtype") == "can_use_tool" {
+					reqs = append(reqs, req{id: str(l.Obj, "request_id")})
+				}
+			case "control_cancel_request":
+				for i := range reqs {
+					if reqs[i].id == str(l.Obj, "request_id") {
+						reqs[i].canceled = true
+					}
+				}
+			}
+		}
+	}
+	if len(reqs) == 0 {
+		return pass()
+	}
+	answers := map[string][]string{}
+	for _, s := range o.stdinLines() {
+		if s.obj == nil || s.obj["type"] != "control_response" {
+			continue
+		}
+		id := str(s.obj, "response", "request_id")
+		answers[id] = append(answers[id], str(s.obj, "response", "response", "behavior"))
+	}
+	for _, r := range reqs {
+		got := answers[r.id]
+		switch {
+		case r.canceled:
+			continue
+		case len(got) == 0:
+			return failf("a control_response for can_use_tool "+r.id, "no answer: the CLI waits forever")
+		case len(got) > 1:
+			return failf("exactly one answer for "+r.id, "%d answers (%s)", len(got), strings.Join(got, ", "))
+		case got[0] != o.Case.Permission:
+			return failf(fmt.Sprintf("behavior %q (policy %s)", o.Case.Permission, o.Case.Permission), "behavior %q", got[0])
+		}
+	}
+	return pass()
+}
+
+func judgeEnvelope(o *Observation) Outcome {
+	if !interruptSent(o) {
+		return failf("an interrupt sent by the runner", "the runner never got to send it (the turn ended first)")
+	}
+	if !streamJSONInput(o) {
+		return Outcome{Skip: true, Actual: "the adapter runs claude without --input-format stream-json: its interrupt is a signal, which interrupt/passed-on judges"}
+	}
+	for _, s := range stdinLinesOf(o.interruptLog()) {
+		if s.obj == nil {
+			continue
+		}
+		if s.obj["type"] == "control_request" && str(s.obj, "request", "subtype") == "interrupt" {
+			return pass()
+		}
+		if s.obj["type"] == nil && s.obj["subtype"] == "interrupt" {
+			return failf(`{"type":"control_request","request_id":...,"request":{"subtype":"interrupt"}}`, "a bare %s, which the CLI ignores", s.rec.Text)
+		}
+	}
+	return failf("a control_request interrupt on the CLI's stdin", "none arrived")
+}
+
+func judgeAfterCancel(o *Observation) Outcome {
+	for _, lines := range o.wireLines() {
+		for _, l := range lines {
+			if l.Obj == nil || l.Obj["type"] != "control_cancel_request" {
+				continue
+			}
+			id := str(l.Obj, "request_id")
+			for _, s := range o.stdinLines() {
+				if s.obj != nil && s.rec.PID == l.PID && s.obj["type"] == "control_response" && str(s.obj, "response", "request_id") == id && s.rec.TMS > l.TMS {
+					return failf("no response to withdrawn request "+id, "a control_response for it came %d ms after the cancel", s.rec.TMS-l.TMS)
+				}
+			}
+		}
+	}
+	return pass()
+}
+
+// streamJSONInput reports whether a Claude process of the case reads
+// stream-json on stdin (the control protocol exists only there).
+func streamJSONInput(o *Observation) bool {
+	for _, st := range o.FakeStarts() {
+		for i, a := range st.Argv {
+			if a == "--input-format=stream-json" || a == "--input-format" && i+1 < len(st.Argv) && st.Argv[i+1] == "stream-json" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,173 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentconform/agentconform/fakecli"
+)
+
+// The invocation family.
+var (
+	CheckFlags = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/flags", "MUST",
+		"Every CLI invocation is accepted by the real CLI's flag grammar.", "protocols.md §1.1, §2.1, §3.1"),
+		Applies: always, Judge: judgeFlags})
+	CheckStdinEOF = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/stdin-closed", "MUST",
+		"Codex and Gemini get their stdin closed: they read it to EOF before they start.", srcCodexInv+"; protocols.md §3.5"),
+		Applies: agentIs("codex", "gemini"), Judge: judgeStdinClosed})
+	CheckClaudeStdin = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/claude-stdin", "MUST",
+		"A single-turn Claude run closes stdin after the result; a multi-turn run keeps one process and its stdin open until the last result.", "protocols.md §1.1, §1.7"),
+		Applies: func(c *Case, h *Hello) (bool, string) {
+			if c.Agent != "claude" || !normalCase(c) {
+				return false, "applies to Claude cases the CLI completes"
+			}
+			return true, ""
+		}, Judge: judgeClaudeStdin})
+	CheckResume = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/resume-id", "MUST",
+		"A resumed turn passes the session id from system/init, thread.started or init.", "protocols.md §1.1, §2.1, §3.1"),
+		Applies: needs("multi_turn", multiTurn), Judge: judgeResume})
+)
+
+func judgeFlags(o *Observation) Outcome {
+	var bad []string
+	for _, r := range o.Fake {
+		if r.Kind == "flags_error" {
+			bad = append(bad, fmt.Sprintf("%s: %s (exit %d)", strings.Join(argvOf(o, r.PID), " "), r.Message, r.ExitCode))
+		}
+	}
+	if len(bad) > 0 {
+		return failf("argv the real CLI accepts", "%s", strings.Join(bad, "\n"))
+	}
+	if len(o.FakeStarts()) == 0 {
+		return failf("at least one CLI invocation", "the adapter never started the %s CLI", o.Case.Agent)
+	}
+	return pass()
+}
+
+func argvOf(o *Observation, pid int) []string {
+	for _, r := range o.Fake {
+		if r.PID == pid && r.Kind == "start" {
+			return r.Argv
+		}
+	}
+	return nil
+}
+
+func judgeStdinClosed(o *Observation) Outcome {
+	closed, rejected, stopped := map[int]bool{}, map[int]bool{}, map[int]bool{}
+	for _, r := range o.Fake {
+		switch {
+		case r.Kind == "stdin_closed":
+			closed[r.PID] = true
+		case r.Kind == "flags_error":
+			rejected[r.PID] = true
+		case r.Kind == "signal", r.Kind == "exit" && r.Action == killedOutright:
+			// The adapter stopped the CLI (a signal, a kill) before
+			// it closed stdin: nothing was waiting on stdin any more.
+			stopped[r.PID] = true
+		}
+	}
+	for _, s := range o.FakeStarts() {
+		if s.StdinTTY || rejected[s.PID] || stopped[s.PID] || formatOf(o.Case.Agent, s.Argv) == formatNone {
+			// A CLI that rejects its arguments exits before it reads
+			// stdin (invocation/flags reports that); --version reads
+			// none.
+			continue
+		}
+		if !closed[s.PID] {
+			return failf("stdin closed (EOF) for every CLI process", "%s (pid %d) never saw stdin close: the real CLI waits for EOF before it starts, and hangs", strings.Join(s.Argv, " "), s.PID)
+		}
+	}
+	return pass()
+}
+
+func judgeClaudeStdin(o *Observation) Outcome {
+	var starts []fakecli.Observation
+	for _, s := range o.FakeStarts() {
+		if formatOf(o.Case.Agent, s.Argv) != formatNone {
+			starts = append(starts, s)
+		}
+	}
+	if len(starts) == 0 {
+		return failf("a Claude process", "none was started")
+	}
+	if multiTurn(o.Case) && len(starts) > 1 {
+		return Outcome{Info: true, Actual: fmt.Sprintf("the adapter ran %d turns in %d processes (resume) instead of keeping one process", len(o.Case.Prompts), len(starts))}
+	}
+	for _, s := range starts {
+		closedAt, lastOut := int64(-1), int64(-1)
+		for _, r := range o.Fake {
+			if r.PID != s.PID {
+				continue
+			}
+			switch r.Kind {
+			case "stdin_closed":
+				closedAt = r.TMS
+			case "out":
+				lastOut = r.TMS
+			}
+		}
+		if closedAt < 0 && !o.Case.Expect.Stall {
+			if exitedBySignal(o, s.PID) {
+				return failf("stdin closed after the last result", "stdin was never closed; the CLI was stopped by a signal instead")
+			}
+			// The CLI handles SIGTERM and SIGINT and exits with a status
+			// (143, 130): stopped by a signal all the same.
+			if sig := signalled(o, s.PID); sig != "" {
+				return failf("stdin closed after the last result", "stdin was never closed; the CLI was stopped by %s instead", sig)
+			}
+		}
+		if closedAt >= 0 && closedAt < lastOut && multiTurn(o.Case) {
+			return failf("stdin open until the last result", "stdin closed at %d ms, before the CLI's last output at %d ms", closedAt, lastOut)
+		}
+	}
+	return pass()
+}
+
+// signalled returns the first signal the log shows pid received, "" if
+// none.
+func signalled(o *Observation, pid int) string {
+	for _, r := range o.Fake {
+		if r.PID == pid && r.Kind == "signal" {
+			return r.Signal
+		}
+	}
+	return ""
+}
+
+func exitedBySignal(o *Observation, pid int) bool { return exitedBySignalIn(o.Fake, pid, true) }
+
+// exitedBySignalIn reports whether the log shows pid ended by a signal;
+// noExit is the answer when pid has no exit record: true for the log of a
+// finished case (SIGKILL leaves no record), false for a snapshot taken
+// while the fakes ran (the process was still running; see snapshotLog).
+func exitedBySignalIn(log []fakecli.Observation, pid int, noExit bool) bool {
+	for _, r := range log {
+		if r.PID == pid && r.Kind == "exit" {
+			return r.Signal != ""
+		}
+	}
+	return noExit
+}
+
+func judgeResume(o *Observation) Outcome {
+	starts := o.turnStarts()
+	if len(starts) < 2 {
+		return pass() // one process served every turn (Claude)
+	}
+	turns := o.cliTurns()
+	if len(turns) == 0 || turns[0].format != formatStream {
+		return Outcome{Skip: true, Actual: "the first turn ran without a JSON stream: no session id to read"}
+	}
+	id := sessionID(turns[0].lines)
+	if id == "" {
+		return Outcome{Info: true, Actual: "the first process announced no session id"}
+	}
+	for _, s := range starts[1:] {
+		argv := strings.Join(s.Argv, " ")
+		if !strings.Contains(argv, id) {
+			return failf("the resumed invocation passes "+id, "%s", argv)
+		}
+	}
+	return pass()
+}

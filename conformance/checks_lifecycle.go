@@ -1,0 +1,284 @@
+package conformance
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The lifecycle family.
+var (
+	CheckReportsFailure = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/reports-failure", "MUST",
+		"When the CLI fails (exits mid-line, exits without a terminal event, exits non-zero, is killed, reports an API error, stalls), the adapter reports failure, not success.", srcIssue+"; "+srcSeed001),
+		Applies: needs("", func(c *Case) bool { return c.Expect.TurnFails }), Judge: judgeReportsFailure})
+	CheckReportsSuccess = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/reports-success", "MUST",
+		"When the CLI completes the turn, the adapter reports success (noise such as a banner or a stderr flood is no failure).", srcIssue),
+		Applies: needs("", normalCase), Judge: judgeReportsSuccess})
+	CheckEnds = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/ends-stream", "MUST",
+		"Whatever the CLI does, the adapter ends its stream properly: the profile's terminal event (unified sessionEnded, shim result) and its end record.", srcIssue+"; "+srcSeed001+" (emit result even after errors)"),
+		Applies: always, Judge: judgeEndsStream})
+	CheckEndingDelivered = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/ending-delivered", "MUST",
+		"A turn the adapter reports successful handed its caller the end of that turn: the turn's final text, and the CLI's terminal event where the adapter hands on the CLI's events (unified turnCompleted, shim result). A reader that stops early (a scanner closed under it, its error never checked) loses exactly this.", srcIssue),
+		Applies: always, Judge: judgeEndingDelivered})
+	CheckReaps = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/reaps-cli", "MUST",
+		"No CLI process outlives the adapter: judged after the adapter exits and its CLIs have had a second to follow, before the runner kills anything.", srcIssue),
+		Applies: always, Judge: judgeReapsCLI})
+	CheckNoStray = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/no-stray-process", "MUST",
+		"No other process the adapter started (a wrapper, a server, a daemon, a grandchild in a new session) outlives it: judged as lifecycle/reaps-cli is.", srcIssue),
+		Applies: always, Judge: judgeNoStray})
+)
+
+// IntactLineLimit is the line size up to which every line the CLI writes
+// must reach the caller intact, and the turn succeed. Above it an adapter
+// may fail the turn instead, with an error that names the size or its
+// limit (the Python Claude SDK's default buffer is 1 MiB; the CLIs write
+// lines of many MiB when a tool reads a large file).
+const IntactLineLimit = 1 << 20
+
+// sizeError reports whether err is a clear error about a line of size
+// bytes over the adapter's limit, which is allowed above IntactLineLimit.
+func sizeError(size int, err string) bool {
+	return size > IntactLineLimit && (strings.Contains(err, strconv.Itoa(size)) || mentionsSize(err))
+}
+
+func judgeReportsFailure(o *Observation) Outcome {
+	ends := o.TurnEnds()
+	if len(ends) == 0 {
+		return failf("turn_end ok:false", "no turn_end at all")
+	}
+	for _, r := range ends {
+		if !r.OK {
+			return pass()
+		}
+	}
+	// A long-lived CLI (Claude) may fail only when it exits, after its
+	// turns completed: then the end record must say so.
+	if end, ok := o.End(); ok && !end.OK {
+		return pass()
+	}
+	return failf("turn_end ok:false, or end ok:false when the CLI failed after its turns", "ok:true everywhere: the failure was reported as success")
+}
+
+func judgeReportsSuccess(o *Observation) Outcome {
+	ends := o.TurnEnds()
+	if len(ends) == 0 {
+		return failf("turn_end ok:true", "no turn_end at all")
+	}
+	for i, r := range ends {
+		if !r.OK && !sizeError(o.Case.Expect.LineSize, r.Error) {
+			return failf("turn_end ok:true for every turn", "turn %d: ok:false, error %q", i+1, clip(r.Error, 200))
+		}
+	}
+	return pass()
+}
+
+func judgeEndsStream(o *Observation) Outcome {
+	if _, ok := o.End(); !ok {
+		return failf("an end record", "none (records: %s)", recordKinds(o))
+	}
+	if o.Hello == nil {
+		return pass()
+	}
+	want := ""
+	switch o.Hello.Profile {
+	case "unified":
+		want = "sessionEnded"
+	case "shim":
+		want = "result"
+	}
+	if want == "" {
+		return pass()
+	}
+	for i := len(o.Events) - 1; i >= 0; i-- {
+		if o.Events[i].Obj["type"] == want {
+			return pass()
+		}
+	}
+	return failf("a "+want+" event before end", "none: the caller's UI keeps spinning")
+}
+
+func judgeReapsCLI(o *Observation) Outcome {
+	return leftoverOutcome(o, true, "no CLI process left running when the adapter has exited")
+}
+
+func judgeNoStray(o *Observation) Outcome {
+	return leftoverOutcome(o, false, "no process of the adapter's left running when it has exited")
+}
+
+func leftoverOutcome(o *Observation, cli bool, expected string) Outcome {
+	var left []string
+	for _, l := range o.Leftover {
+		if l.CLI == cli {
+			left = append(left, fmt.Sprintf("pid %d: %s", l.PID, clip(strings.Join(l.Argv, " "), 300)))
+		}
+	}
+	if len(left) > 0 {
+		return failf(expected, "still running %s after the adapter exited: %s", exitGrace, strings.Join(left, "; "))
+	}
+	return pass()
+}
+
+func judgeEndingDelivered(o *Observation) Outcome {
+	turns := o.cliTurns()
+	for i, r := range o.TurnEnds() {
+		if !r.OK || i >= len(turns) {
+			continue
+		}
+		t := turns[i]
+		evs := o.EventsOfTurn(i)
+		idx := buildIndex(evs)
+		final := ""
+		switch t.format {
+		case formatStream:
+			term := terminalOf(o.Case.Agent, t.lines)
+			if term == nil || terminalFailed(term.Obj) {
+				continue // the CLI did not complete it: lifecycle/reports-failure judges that
+			}
+			final = finalText(o.Case.Agent, t.lines)
+			if want := terminalWanted(o, t.lines, evs, term); want != "" {
+				return failf(fmt.Sprintf("turn %d, reported successful, handed on its ending: %s", i+1, want),
+					"no %s among the turn's %d events: the end of the turn never reached the caller", want, len(evs))
+			}
+		default:
+			if !t.ok {
+				continue
+			}
+			final = t.answer
+		}
+		if final != "" && !idx.hasAtom(final) {
+			return failf(fmt.Sprintf("turn %d, reported successful, handed on its final text", i+1),
+				"the turn's final text %q is not in its %d events: the end of the turn was lost", clip(final, 200), len(evs))
+		}
+	}
+	return pass()
+}
+
+// terminalWanted names the terminal event the adapter must have handed on
+// in a turn's events ("" when it did, or when its profile has none to
+// hand on): unified turnCompleted, shim result, and for a native adapter
+// that hands on the CLI's own events (one of its events has a type the
+// CLI wrote in that turn) the CLI's terminal event.
+func terminalWanted(o *Observation, lines []WireLine, evs []Event, term *WireLine) string {
+	has := func(typ string) bool {
+		for _, e := range evs {
+			if e.Obj["type"] == typ {
+				return true
+			}
+		}
+		return false
+	}
+	switch o.Hello.Profile {
+	case "unified":
+		if !has("turnCompleted") {
+			return "turnCompleted"
+		}
+	case "shim":
+		if !has("result") {
+			return "result"
+		}
+	case "native":
+		wireTypes := map[string]bool{}
+		for _, l := range lines {
+			if l.Obj != nil {
+				wireTypes[str(l.Obj, "type")] = true
+			}
+		}
+		handsOn := false
+		for _, e := range evs {
+			if wireTypes[str(e.Obj, "type")] {
+				handsOn = true
+				break
+			}
+		}
+		if typ := str(term.Obj, "type"); handsOn && !has(typ) {
+			return "the CLI's " + typ
+		}
+	}
+	return ""
+}
+
+// terminalOf returns the turn's terminal event: Claude and Gemini result,
+// Codex turn.completed or turn.failed; nil if the CLI wrote none.
+func terminalOf(agent string, lines []WireLine) *WireLine {
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := &lines[i]
+		if l.Obj == nil {
+			continue
+		}
+		switch str(l.Obj, "type") {
+		case "result":
+			if agent != "codex" {
+				return l
+			}
+		case "turn.completed", "turn.failed":
+			if agent == "codex" {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// terminalFailed reports whether a terminal event says the turn failed.
+func terminalFailed(obj map[string]any) bool {
+	if obj["type"] == "turn.failed" {
+		return true
+	}
+	if isErr, _ := obj["is_error"].(bool); isErr {
+		return true
+	}
+	return str(obj, "status") == "error"
+}
+
+// finalText returns the turn's final answer: the text the CLI sent after
+// its last tool event (Claude's last assistant text, Codex's last agent
+// message, Gemini's assistant deltas after its last tool).
+func finalText(agent string, lines []WireLine) string {
+	var b strings.Builder
+	for _, l := range lines {
+		if l.Obj == nil {
+			continue
+		}
+		switch agent {
+		case "claude":
+			if l.Obj["type"] != "assistant" {
+				if l.Obj["type"] == "user" {
+					b.Reset()
+				}
+				continue
+			}
+			msg, _ := l.Obj["message"].(map[string]any)
+			blocks, _ := msg["content"].([]any)
+			for _, bl := range blocks {
+				m, _ := bl.(map[string]any)
+				switch m["type"] {
+				case "text":
+					b.WriteString(str(m, "text"))
+				case "tool_use":
+					b.Reset()
+				}
+			}
+		case "codex":
+			item, _ := l.Obj["item"].(map[string]any)
+			if item == nil || l.Obj["type"] != "item.completed" {
+				continue
+			}
+			if item["type"] == "agent_message" {
+				b.Reset()
+				b.WriteString(str(item, "text"))
+			} else if item["type"] != "reasoning" {
+				b.Reset()
+			}
+		case "gemini":
+			switch str(l.Obj, "type") {
+			case "message":
+				if l.Obj["role"] == "assistant" {
+					b.WriteString(str(l.Obj, "content"))
+				}
+			case "tool_use", "tool_result":
+				b.Reset()
+			}
+		}
+	}
+	return b.String()
+}

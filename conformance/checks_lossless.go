@@ -1,0 +1,467 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentconform/agentconform/conformance/reference"
+	"github.com/agentconform/agentconform/conformance/unified"
+)
+
+// The lossless family compares the information the adapter handed its
+// caller with what the reference translation of the CLI's actual output
+// (the bytes the fakes wrote, faults included) holds: assistant text, tool
+// calls (input, result, success, error), file changes and usage. It
+// judges information, not naming or shape: tool ids and names, whether a
+// result is a string or an object holding it, and (for native adapters)
+// the adapter's own event shapes are the adapter's choice. Unified and shim
+// adapters have a fixed event model, so their text must match exactly and
+// their tools one to one; a native adapter hands its caller its own view
+// of the stream, so every piece of information must be found in its
+// events, wherever it put it.
+var (
+	CheckLosslessText = register(&Check{Family: FamilyLossless, Rule: rule("lossless/text", "MUST",
+		"The assistant text the CLI sent reaches the caller: for unified and shim adapters exactly (concatenated, nothing lost, nothing invented); for native adapters every text block, in whatever events the adapter uses.", "seed 000 §7.1 (Lossless); "+srcIssue),
+		Applies: losslessApplies, Judge: judgeLosslessText})
+	CheckLosslessTools = register(&Check{Family: FamilyLossless, Rule: rule("lossless/tools", "MUST",
+		"Every tool call the CLI reported reaches the caller with its input, result, success and error, paired with the right call; ids, names and shapes are the adapter's choice.", "seed 000 §7.1 (Lossless); "+srcIssue),
+		Applies: losslessApplies, Judge: judgeLosslessTools})
+	CheckLosslessUsage = register(&Check{Family: FamilyLossless, Rule: rule("lossless/usage", "MUST",
+		"The token usage the CLI reported (input and output tokens) reaches the caller.", "seed 000 §7.2 TokenUsage; seed 001 §6; "+srcIssue),
+		Applies: losslessApplies, Judge: judgeLosslessUsage})
+	CheckLosslessEvents = register(&Check{Family: FamilyLossless, Rule: rule("lossless/events", "INFO",
+		"Whether a native adapter hands its caller the CLI's events unchanged (control messages aside), in order. Informational: re-serialising or adding events loses nothing.", "protocols.md §1.2, §2.2, §3.2"),
+		Applies: func(c *Case, h *Hello) (bool, string) {
+			if ok, why := losslessApplies(c, h); !ok {
+				return false, why
+			}
+			if h == nil || h.Profile != "native" {
+				return false, "applies to native adapters only"
+			}
+			return true, ""
+		}, Judge: judgeNativeEvents})
+)
+
+func losslessApplies(c *Case, h *Hello) (bool, string) {
+	if c.Expect.LineSize > 0 || c.Expect.TurnFails || c.Expect.Cancelled || c.Expect.Stall {
+		return false, "the CLI's output is incomplete or judged by another family in this case"
+	}
+	return true, ""
+}
+
+// summary is what the lossless checks compare.
+type summary struct {
+	Text string
+	// Pieces are the text cut where something else (a tool) came between:
+	// a native adapter must carry each, wherever it put it.
+	Pieces [][]string
+	Tools  []tool
+	Files  []file
+	Usage  []usage
+}
+
+type tool struct {
+	ID, Name string
+	Input    any
+	Result   any
+	Success  bool
+	Error    string
+}
+
+type file struct{ Path, Change string }
+
+type usage struct{ Input, Output, Cached, Reasoning, Total int64 }
+
+// summaries returns the reference translation's summary and the
+// adapter's, made once per observation: the lossless checks share them,
+// and the reference translation was most of the runner's own time on the
+// fuzzer's short cases. A native adapter's events are judged against the
+// unified reference (the most complete); its own summary is not made (see
+// infoIndex).
+func (o *Observation) summaries() (want, got summary, err error) {
+	m := o.memoized()
+	m.summariesOnce.Do(func() {
+		if o.Hello == nil {
+			m.err = fmt.Errorf("no hello")
+			return
+		}
+		profile := o.Hello.Profile
+		if profile == "native" {
+			profile = "unified"
+		}
+		if m.want, m.err = expectedSummary(o, profile); m.err == nil && o.Hello.Profile != "native" {
+			m.got = actualSummary(o)
+		}
+	})
+	return m.want, m.got, m.err
+}
+
+// losslessDiff runs compare on the summaries, or reports why there is no
+// reference to compare with.
+func losslessDiff(o *Observation, compare func(want, got summary) []string) Outcome {
+	want, got, err := o.summaries()
+	if err != nil {
+		return Outcome{Info: true, Actual: "no reference translation: " + err.Error()}
+	}
+	if problems := compare(want, got); len(problems) > 0 {
+		if len(problems) > 12 {
+			problems = append(problems[:12], fmt.Sprintf("... and %d more", len(problems)-12))
+		}
+		return Outcome{Expected: "the information of the CLI's output (the reference translation of what it wrote)", Actual: strings.Join(problems, "\n")}
+	}
+	return pass()
+}
+
+func judgeLosslessText(o *Observation) Outcome {
+	if o.Hello != nil && o.Hello.Profile == "native" {
+		idx := o.infoIndex()
+		return losslessDiff(o, func(want, _ summary) []string {
+			var out []string
+			for _, p := range want.Pieces {
+				if !idx.hasText(p) {
+					out = append(out, "text not handed on: "+strconv.Quote(clip(strings.Join(p, ""), 300)))
+				}
+			}
+			return out
+		})
+	}
+	streams := o.streams()
+	want, got, err := o.summaries()
+	if err != nil {
+		return Outcome{Info: true, Actual: "no reference translation: " + err.Error()}
+	}
+	w, g := want.Text, got.Text
+	if !streams {
+		// A text or JSON answer carries no chunking: surrounding white
+		// space is no content.
+		w, g = strings.TrimSpace(w), strings.TrimSpace(g)
+	}
+	if d := cmp.Diff(w, g); d != "" {
+		return Outcome{Expected: "the assistant text the CLI sent, exactly", Actual: "the adapter's text differs (see diff)", Diff: clip(d, 6000)}
+	}
+	return pass()
+}
+
+func judgeLosslessTools(o *Observation) Outcome {
+	if o.Hello != nil && o.Hello.Profile == "native" {
+		idx := o.infoIndex()
+		return losslessDiff(o, func(want, _ summary) []string {
+			var out []string
+			for i, t := range want.Tools {
+				out = append(out, idx.missingTool(i, t)...)
+			}
+			for _, f := range want.Files {
+				if !idx.hasAtom(f.Path) {
+					out = append(out, "file change not handed on: "+f.Path)
+				}
+			}
+			return out
+		})
+	}
+	return losslessDiff(o, func(want, got summary) []string {
+		out := compareTools(want.Tools, got.Tools)
+		if d := cmp.Diff(want.Files, got.Files); d != "" {
+			out = append(out, "file changes differ:\n"+d)
+		}
+		return out
+	})
+}
+
+func judgeLosslessUsage(o *Observation) Outcome {
+	if o.Hello != nil && o.Hello.Profile == "native" {
+		idx := o.infoIndex()
+		return losslessDiff(o, func(want, _ summary) []string {
+			var out []string
+			for _, u := range want.Usage {
+				if !idx.hasUsage(u) {
+					out = append(out, fmt.Sprintf("usage not handed on: %d input, %d output tokens", u.Input, u.Output))
+				}
+			}
+			return out
+		})
+	}
+	return losslessDiff(o, func(want, got summary) []string {
+		if d := cmp.Diff(want.Usage, got.Usage); d != "" {
+			return []string{"usage differs:\n" + d}
+		}
+		return nil
+	})
+}
+
+// compareTools compares the reference's tool calls with a unified or shim
+// adapter's, one to one in the order they started: ids and names are the
+// adapter's; input, result, success and error must carry the same
+// information, whatever shape the adapter gave them.
+func compareTools(want, got []tool) []string {
+	var out []string
+	if len(want) != len(got) {
+		out = append(out, fmt.Sprintf("%d tool calls, want %d (the CLI's)", len(got), len(want)))
+	}
+	for i := 0; i < len(want) && i < len(got); i++ {
+		w, g := want[i], got[i]
+		name := fmt.Sprintf("tool call %d (%s %s, the adapter's %s)", i+1, w.Name, w.ID, g.ID)
+		if miss := missingAtoms(w.Input, atomsOf(g.Input)); len(miss) > 0 {
+			out = append(out, name+": input lost "+quoteAll(miss))
+		}
+		if miss := missingAtoms(w.Result, atomsOf(g.Result, g.Error)); len(miss) > 0 {
+			out = append(out, name+": result lost "+quoteAll(miss))
+		}
+		if w.Success != g.Success {
+			out = append(out, fmt.Sprintf("%s: success %v, want %v", name, g.Success, w.Success))
+		}
+		if w.Error != "" {
+			if miss := missingAtoms(w.Error, atomsOf(g.Error, g.Result)); len(miss) > 0 {
+				out = append(out, name+": error lost "+quoteAll(miss))
+			}
+		}
+	}
+	return out
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(clip(s, 200))
+	}
+	return strings.Join(q, ", ")
+}
+
+// expectedSummary translates what the CLIs wrote with the reference
+// translator of profile, turn by turn; a turn the CLI answered in text or
+// JSON (the adapter asked for that) adds its answer as text.
+func expectedSummary(o *Observation, profile string) (summary, error) {
+	agent, err := reference.ParseAgent(o.Case.Agent)
+	if err != nil {
+		return summary{}, err
+	}
+	opts := reference.Options{Clock: func() time.Time { return time.Unix(0, 0).UTC() }, NewID: reference.CounterIDs("oracle-")}
+	turns := o.cliTurns()
+	prompts := sentPrompts(o)
+	var raws [][]byte
+	var answers []string // per turn, for text and JSON turns
+	emitUnified := func(evs []unified.Event) {
+		for _, e := range evs {
+			if b, err := json.Marshal(e); err == nil {
+				raws = append(raws, b)
+			}
+		}
+	}
+	emitShim := func(es []reference.ShimEvent) {
+		for _, e := range es {
+			if b, err := json.Marshal(e); err == nil {
+				raws = append(raws, b)
+			}
+		}
+	}
+	var uni reference.Translator[unified.Event]
+	var shim reference.Translator[reference.ShimEvent]
+	switch profile {
+	case "unified":
+		if uni, err = reference.NewUnified(agent, opts); err != nil {
+			return summary{}, err
+		}
+	case "shim":
+		if shim, err = reference.NewShim(agent, opts); err != nil {
+			return summary{}, err
+		}
+	default:
+		return summary{}, fmt.Errorf("profile %q has no reference translation", profile)
+	}
+	for i, t := range turns {
+		if t.format != formatStream {
+			answers = append(answers, t.answer)
+			// The answer stands as a text block of its own.
+			raws = append(raws, []byte(`{"type":"agentconform.answer"}`))
+			continue
+		}
+		p := ""
+		if i < len(prompts) {
+			p = prompts[i]
+		}
+		if uni != nil {
+			runTurn(uni, t.lines, p, emitUnified)
+		} else {
+			runTurn(shim, t.lines, p, emitShim)
+		}
+	}
+	if uni != nil {
+		emitUnified(uni.EndSession(nil))
+	} else {
+		emitShim(shim.EndSession(nil))
+	}
+	return summarize(profile, decodeAll(raws), answers), nil
+}
+
+// runTurn feeds one turn's lines to a translator.
+func runTurn[E any](tr reference.Translator[E], lines []WireLine, prompt string, out func([]E)) {
+	out(tr.BeginTurn(prompt))
+	for _, l := range lines {
+		evs, _ := tr.Line(l.Raw)
+		out(evs)
+	}
+	evs, _ := tr.EndTurn(reference.TurnEnd{})
+	out(evs)
+}
+
+func sentPrompts(o *Observation) []string {
+	var out []string
+	for _, s := range o.Sent {
+		if s.Op == "start" || s.Op == "send" {
+			var m map[string]any
+			json.Unmarshal([]byte(s.Line), &m)
+			p, _ := m["prompt"].(string)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func decodeAll(raws [][]byte) []map[string]any {
+	var out []map[string]any
+	for _, r := range raws {
+		var m map[string]any
+		if json.Unmarshal(r, &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func actualSummary(o *Observation) summary {
+	objs := make([]map[string]any, 0, len(o.Events))
+	for _, e := range o.Events {
+		objs = append(objs, e.Obj)
+	}
+	return summarize(o.Hello.Profile, objs, nil)
+}
+
+// summarize projects unified or shim events onto what lossless compares.
+// An event {"type":"agentconform.answer"} stands for the next of answers
+// (a turn the CLI answered in text or JSON).
+func summarize(profile string, events []map[string]any, answers []string) summary {
+	var s summary
+	var text strings.Builder
+	var piece []string
+	addText := func(t string) {
+		text.WriteString(t)
+		if t != "" {
+			piece = append(piece, t)
+		}
+	}
+	endPiece := func() {
+		if len(piece) > 0 {
+			s.Pieces = append(s.Pieces, piece)
+			piece = nil
+		}
+	}
+	tools := map[string]*tool{}
+	var order []string
+	toolFor := func(id string) *tool {
+		t, ok := tools[id]
+		if !ok {
+			t = &tool{ID: id}
+			tools[id] = t
+			order = append(order, id)
+		}
+		return t
+	}
+	for _, e := range events {
+		typ := str(e, "type")
+		if typ == "agentconform.answer" {
+			endPiece()
+			if len(answers) > 0 {
+				addText(answers[0])
+				answers = answers[1:]
+			}
+			endPiece()
+			continue
+		}
+		if typ != "textChunk" && typ != "text" {
+			endPiece()
+		}
+		switch profile {
+		case "unified":
+			switch typ {
+			case "textChunk":
+				if e["role"] != "user" {
+					addText(str(e, "content"))
+				}
+			case "toolStarted":
+				t := toolFor(str(e, "toolId"))
+				t.Name, t.Input = str(e, "toolName"), e["arguments"]
+			case "toolCompleted":
+				t := toolFor(str(e, "toolId"))
+				t.Result, t.Error = e["result"], str(e, "error")
+				t.Success, _ = e["success"].(bool)
+			case "fileChanged":
+				s.Files = append(s.Files, file{Path: str(e, "filePath"), Change: str(e, "changeType")})
+			case "turnCompleted":
+				if u, ok := e["usage"].(map[string]any); ok {
+					s.Usage = append(s.Usage, usage{num(u, "inputTokens"), num(u, "outputTokens"), num(u, "cachedTokens"), num(u, "reasoningTokens"), num(u, "totalTokens")})
+				}
+			}
+		case "shim":
+			switch typ {
+			case "text":
+				addText(str(e, "content"))
+			case "tool_use":
+				t := toolFor(str(e, "id"))
+				t.Name, t.Input = str(e, "name"), e["input"]
+			case "tool_result":
+				t := toolFor(str(e, "tool_use_id"))
+				t.Result = e["content"]
+				isErr, _ := e["is_error"].(bool)
+				t.Success = !isErr
+			case "usage":
+				s.Usage = append(s.Usage, usage{Input: num(e, "input_tokens"), Output: num(e, "output_tokens"), Cached: num(e, "cache_read_input_tokens")})
+			}
+		}
+	}
+	endPiece()
+	s.Text = text.String()
+	for _, id := range order {
+		s.Tools = append(s.Tools, *tools[id])
+	}
+	sort.SliceStable(s.Files, func(i, j int) bool { return s.Files[i].Path < s.Files[j].Path })
+	return s
+}
+
+func num(m map[string]any, k string) int64 {
+	switch v := m[k].(type) {
+	case float64:
+		return int64(v)
+	case json.Number:
+		n, _ := v.Int64()
+		return n
+	}
+	return 0
+}
+
+// controlTypes are the Claude stdout lines that belong to the control
+// protocol, not to the conversation a native adapter hands over.
+var controlTypes = map[string]bool{"control_request": true, "control_response": true, "control_cancel_request": true, "keep_alive": true}
+
+func judgeNativeEvents(o *Observation) Outcome {
+	var want []map[string]any
+	for _, lines := range o.wireLines() {
+		for _, l := range lines {
+			if l.Obj != nil && !controlTypes[str(l.Obj, "type")] {
+				want = append(want, l.Obj)
+			}
+		}
+	}
+	var got []map[string]any
+	for _, e := range o.Events {
+		got = append(got, e.Obj)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		return Outcome{Expected: fmt.Sprintf("the CLI's %d events", len(want)), Actual: fmt.Sprintf("%d events that differ (see diff)", len(got)), Diff: clip(d, 6000)}
+	}
+	return pass()
+}

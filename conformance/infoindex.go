@@ -1,0 +1,309 @@
+package conformance
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// infoIndex is what a native adapter handed its caller, seen as
+// information rather than shape: every string and number in its events,
+// wherever it put them (strings that hold JSON are read too, as a library
+// that hands a tool's input as a JSON string does), and per JSON path the
+// concatenation of that path's strings across events, so that text
+// streamed as deltas is found whole. Lossless checks of native adapters
+// look facts up in it.
+type infoIndex struct {
+	leaves  []string          // every string, normalised (normText)
+	paths   map[string]string // path -> its strings concatenated, normalised
+	nums    map[float64]bool
+	events  [][]string // per event, its strings normalised
+	markers []bool     // per event, whether it says something failed
+}
+
+// infoIndex builds the index of the adapter's events, once.
+func (o *Observation) infoIndex() *infoIndex {
+	m := o.memoized()
+	m.indexOnce.Do(func() { m.index = buildIndex(o.Events) })
+	return m.index
+}
+
+func buildIndex(events []Event) *infoIndex {
+	x := &infoIndex{paths: map[string]string{}, nums: map[float64]bool{}}
+	raw := map[string]*strings.Builder{}
+	var order []string
+	for _, e := range events {
+		var mine []string
+		marker := false
+		var walk func(path, key string, v any, depth int)
+		walk = func(path, key string, v any, depth int) {
+			if depth > 64 {
+				return
+			}
+			if failureMarker(key, v) {
+				marker = true
+			}
+			switch t := v.(type) {
+			case string:
+				n := normText(t)
+				if n != "" {
+					mine = append(mine, n)
+				}
+				b := raw[path]
+				if b == nil {
+					b = &strings.Builder{}
+					raw[path] = b
+					order = append(order, path)
+				}
+				b.WriteString(t)
+				if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') {
+					var inner any
+					if json.Unmarshal([]byte(s), &inner) == nil {
+						walk(path+"<json>", "", inner, depth+1)
+					}
+				}
+			case float64:
+				x.nums[t] = true
+			case json.Number:
+				if f, err := t.Float64(); err == nil {
+					x.nums[f] = true
+				}
+			case map[string]any:
+				for k, c := range t {
+					walk(path+"."+k, k, c, depth+1)
+				}
+			case []any:
+				for _, c := range t {
+					walk(path+"[]", key, c, depth+1)
+				}
+			}
+		}
+		walk("", "", e.Obj, 0)
+		x.leaves = append(x.leaves, mine...)
+		x.events = append(x.events, mine)
+		x.markers = append(x.markers, marker)
+	}
+	for _, p := range order {
+		x.paths[p] = normText(raw[p].String())
+	}
+	return x
+}
+
+// failureMarker reports whether key: v says that something failed:
+// is_error/isError/error true, success/ok false, a non-empty error
+// message or object, a status of failed (or error, declined, ...), a
+// non-zero exit code, or an event type naming an error.
+func failureMarker(key string, v any) bool {
+	k := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(key))
+	switch t := v.(type) {
+	case bool:
+		switch k {
+		case "iserror", "error", "failed", "isfailure":
+			return t
+		case "success", "ok", "succeeded":
+			return !t
+		}
+	case string:
+		l := strings.ToLower(t)
+		switch k {
+		case "status", "state", "outcome":
+			switch l {
+			case "failed", "failure", "error", "errored", "declined", "denied", "rejected", "cancelled", "canceled", "aborted":
+				return true
+			}
+		case "error", "errormessage", "errortext":
+			return t != ""
+		case "type", "subtype", "kind":
+			return strings.Contains(l, "error") || strings.Contains(l, "fail")
+		}
+	case float64:
+		if strings.Contains(k, "exit") && t != 0 {
+			return true
+		}
+	case json.Number:
+		if strings.Contains(k, "exit") && t.String() != "0" {
+			return true
+		}
+	case map[string]any:
+		return k == "error" && len(t) > 0
+	}
+	return false
+}
+
+// normText folds white space (runs become one space, the ends are
+// trimmed): where a library trims an answer or reflows it, nothing is lost.
+func normText(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// has reports whether the normalised text n is in the index: inside one
+// string, or inside the concatenation of one path's strings.
+func (x *infoIndex) has(n string) bool {
+	if n == "" {
+		return true
+	}
+	for _, l := range x.leaves {
+		if strings.Contains(l, n) {
+			return true
+		}
+	}
+	for _, p := range x.paths {
+		if strings.Contains(p, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasAtom reports whether s (any text) is in the index.
+func (x *infoIndex) hasAtom(s string) bool { return x.has(normText(s)) }
+
+// hasText reports whether a piece of text (chunks the CLI sent one after
+// the other) is in the index: whole, or chunk by chunk.
+func (x *infoIndex) hasText(chunks []string) bool {
+	if x.hasAtom(strings.Join(chunks, "")) {
+		return true
+	}
+	for _, c := range chunks {
+		if !x.hasAtom(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasUsage reports whether a turn's token counts are among the numbers
+// the adapter handed on: output tokens as they are, input tokens as they
+// are or with the cached tokens added or taken away (libraries count
+// them either way).
+func (x *infoIndex) hasUsage(u usage) bool {
+	if u.Output != 0 && !x.nums[float64(u.Output)] {
+		return false
+	}
+	if u.Input == 0 {
+		return true
+	}
+	return x.nums[float64(u.Input)] || x.nums[float64(u.Input+u.Cached)] || (u.Input >= u.Cached && x.nums[float64(u.Input-u.Cached)])
+}
+
+// missingTool says what of the i-th tool call t the index lacks: an input
+// value, the result, the error, or (for a call that failed) any sign in the
+// events that carry it that it failed.
+func (x *infoIndex) missingTool(i int, t tool) []string {
+	name := fmt.Sprintf("tool call %d (%s %s)", i+1, t.Name, t.ID)
+	var out []string
+	in := atomsOf(t.Input)
+	for _, a := range in {
+		if !x.has(a) {
+			out = append(out, name+": input "+strconv.Quote(clip(a, 200))+" not handed on")
+			break
+		}
+	}
+	res := atomsOf(t.Result, t.Error)
+	for _, a := range res {
+		if !x.has(a) {
+			out = append(out, name+": result "+strconv.Quote(clip(a, 200))+" not handed on")
+			break
+		}
+	}
+	if t.Success {
+		return out
+	}
+	carriers := res
+	if len(carriers) == 0 {
+		carriers = in
+	}
+	for e, strs := range x.events {
+		if !x.markers[e] {
+			continue
+		}
+		for _, a := range carriers {
+			for _, s := range strs {
+				if strings.Contains(s, a) {
+					return out
+				}
+			}
+		}
+	}
+	if len(carriers) == 0 {
+		for _, m := range x.markers {
+			if m {
+				return out
+			}
+		}
+	}
+	return append(out, name+": it failed, and no event that carries it says so (no error flag, failed status or non-zero exit code)")
+}
+
+// atomsOf returns the text values in vs, normalised: strings, and the
+// strings inside objects and arrays (and inside strings holding JSON).
+func atomsOf(vs ...any) []string {
+	var out []string
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > 64 {
+			return
+		}
+		switch t := v.(type) {
+		case string:
+			if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') {
+				var inner any
+				if json.Unmarshal([]byte(s), &inner) == nil {
+					walk(inner, depth+1)
+					return
+				}
+			}
+			if n := normText(t); n != "" {
+				out = append(out, n)
+			}
+		case map[string]any:
+			for _, c := range t {
+				walk(c, depth+1)
+			}
+		case []any:
+			for _, c := range t {
+				walk(c, depth+1)
+			}
+		}
+	}
+	for _, v := range vs {
+		walk(v, 0)
+	}
+	return out
+}
+
+// missingAtoms returns the text values of want that none of have holds
+// (each is looked for inside every value of have, and inside all of them
+// joined, for a result a library split into parts).
+func missingAtoms(want any, have []string) []string {
+	joined := strings.Join(have, " ")
+	var out []string
+	for _, a := range atomsOf(want) {
+		found := strings.Contains(joined, a)
+		for _, h := range have {
+			if found {
+				break
+			}
+			found = strings.Contains(h, a)
+		}
+		if !found {
+			out = append(out, a)
+		}
+	}
+	return out
+}

@@ -1,0 +1,280 @@
+package conformance
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentconform/agentconform/fakecli"
+)
+
+// Leftover is a process that was still running after the adapter had
+// exited and its CLIs had had exitGrace to follow: a fake CLI the adapter
+// never stopped, or any other process started under the case (found by
+// the case's mark in its environment, or in the adapter's process group).
+type Leftover struct {
+	PID  int      `json:"pid"`
+	Argv []string `json:"argv"`
+	// CLI is true for a fake CLI process (it logged a start record).
+	CLI bool `json:"cli"`
+}
+
+// envRunMark marks every process started under one case: the runner puts
+// a fresh value in the adapter's environment, which the adapter's children
+// inherit, so that they can be found wherever they moved (another process
+// group, a new session, a double fork).
+const envRunMark = "AGENTCONFORM_RUN_MARK"
+
+// exitGrace is how long, after the adapter has exited, its CLIs get to exit
+// on their own (they see EOF on stdin, or finish what a signal started)
+// before what still runs is recorded as left behind.
+const exitGrace = time.Second
+
+// Exit records the runner adds to the fakes' log (Action of an exit record
+// with Signal SIGKILL): the fake cannot log a SIGKILL, so the runner says
+// who killed it.
+const (
+	// killedOutright: the process vanished without an exit record before
+	// the runner killed anything, so something else killed it (the adapter).
+	killedOutright = "killed-outright"
+	// killedByRunner: the runner killed the process (it was left running,
+	// or the case timed out).
+	killedByRunner = "killed-by-runner"
+)
+
+func newRunMark() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// settle judges the world as the adapter left it, before the runner
+// cleans up: it gives the fake CLIs exitGrace to exit, records every
+// process of the case still running (fakes, and processes carrying mark or
+// in the adapter's process group pgid), and only then kills them all and
+// the adapter's group. It returns the fakes' final log, in which every
+// fake process without an exit record has one added (killed outright by
+// the adapter, or killed by the runner), and what was left running.
+// runnerKilled says the runner already killed the adapter's group (the
+// case timed out): a fake gone then was killed by the runner.
+func settle(observe string, pgid int, mark string, since time.Time, runnerKilled bool) ([]fakecli.Observation, []Leftover) {
+	deadline := time.Now().Add(exitGrace)
+	var log []fakecli.Observation
+	for {
+		log, _ = readObservations(observe)
+		if len(runningFakes(log)) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The runner has killed nothing yet (unless the case timed out): a
+	// fake that is gone without an exit record was killed outright.
+	gone := map[int]bool{}
+	for _, pid := range unrecordedExits(log) {
+		if !alive(pid) {
+			gone[pid] = true
+		}
+	}
+	fakes := map[int][]string{}
+	for _, r := range log {
+		if r.Kind == "start" {
+			fakes[r.PID] = r.Argv
+		}
+	}
+	left := findLeftovers(pgid, mark, since, fakes)
+	for len(left) > 0 && time.Now().Before(deadline) {
+		// Other processes of the adapter's (an MCP server, a wrapper) may
+		// still be on their way out.
+		time.Sleep(50 * time.Millisecond)
+		left = findLeftovers(pgid, mark, since, fakes)
+	}
+	for _, l := range left {
+		syscall.Kill(l.PID, syscall.SIGKILL)
+	}
+	killGroup(pgid)
+	for _, l := range left {
+		killGroup(l.PID) // a leftover that leads a group of its own
+	}
+	waitGone(left, 2*time.Second)
+
+	final, err := readObservations(observe)
+	if err != nil || len(final) < len(log) {
+		final = log
+	}
+	how := killedOutright
+	if runnerKilled {
+		how = killedByRunner
+	}
+	killedLater := map[int]bool{}
+	for _, l := range left {
+		killedLater[l.PID] = true
+	}
+	for _, pid := range unrecordedExits(final) {
+		switch {
+		case gone[pid]:
+			final = append(final, fakecli.Observation{Kind: "exit", PID: pid, Signal: "SIGKILL", Action: how})
+		case killedLater[pid]:
+			final = append(final, fakecli.Observation{Kind: "exit", PID: pid, Signal: "SIGKILL", Action: killedByRunner})
+		default:
+			// It exited between the two reads and its record is in final,
+			// or it outlived even the runner's kill: say the runner did it.
+			final = append(final, fakecli.Observation{Kind: "exit", PID: pid, Signal: "SIGKILL", Action: killedByRunner})
+		}
+	}
+	return final, left
+}
+
+// runningFakes returns the fake processes that logged a start, no exit,
+// and are alive (not zombies).
+func runningFakes(log []fakecli.Observation) []int {
+	var out []int
+	for _, pid := range unrecordedExits(log) {
+		if alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// unrecordedExits returns the pids that logged a start and no exit.
+func unrecordedExits(log []fakecli.Observation) []int {
+	exited := map[int]bool{}
+	for _, r := range log {
+		if r.Kind == "exit" {
+			exited[r.PID] = true
+		}
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, r := range log {
+		if r.Kind == "start" && !exited[r.PID] && !seen[r.PID] {
+			seen[r.PID] = true
+			out = append(out, r.PID)
+		}
+	}
+	return out
+}
+
+// waitGone waits until the processes are gone (dead or zombies), at most d.
+func waitGone(ps []Leftover, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		any := false
+		for _, p := range ps {
+			if alive(p.PID) {
+				any = true
+				break
+			}
+		}
+		if !any {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// findLeftovers lists the live processes of the case: the fakes (pids of
+// fakes, with their argv) and any process in the group pgid or carrying
+// mark in its environment, started since the case began. The runner
+// itself and its own children outside the case are never listed.
+func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]string) []Leftover {
+	var out []Leftover
+	seen := map[int]bool{}
+	for pid, argv := range fakes {
+		if alive(pid) {
+			seen[pid] = true
+			out = append(out, Leftover{PID: pid, Argv: argv, CLI: true})
+		}
+	}
+	self := os.Getpid()
+	entries, err := os.ReadDir("/proc")
+	if err == nil {
+		boot, hz := bootTime(), int64(100) // USER_HZ is 100 on Linux
+		needle := []byte(envRunMark + "=" + mark + "\x00")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == self || seen[pid] {
+				continue
+			}
+			st, ok := procStat(pid)
+			if !ok || st.state == 'Z' || st.state == 'X' {
+				continue
+			}
+			if !boot.IsZero() && boot.Add(time.Duration(st.start*int64(time.Second)/hz)).Before(since.Add(-time.Second)) {
+				continue // older than the case
+			}
+			in := st.pgrp == pgid && pgid > 0
+			if !in && mark != "" {
+				env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+				in = err == nil && bytes.Contains(append(env, 0), needle)
+			}
+			if !in {
+				continue
+			}
+			seen[pid] = true
+			out = append(out, Leftover{PID: pid, Argv: procArgv(pid)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out
+}
+
+type procStatus struct {
+	state byte
+	pgrp  int
+	start int64 // clock ticks after boot
+}
+
+// procStat reads the state, process group and start time of pid.
+func procStat(pid int) (procStatus, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStatus{}, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return procStatus{}, false
+	}
+	f := strings.Fields(string(b[i+2:]))
+	// state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	// cmajflt utime stime cutime cstime priority nice num_threads
+	// itrealvalue starttime
+	if len(f) < 20 {
+		return procStatus{}, false
+	}
+	pgrp, _ := strconv.Atoi(f[2])
+	start, _ := strconv.ParseInt(f[19], 10, 64)
+	return procStatus{state: f[0][0], pgrp: pgrp, start: start}, true
+}
+
+// procArgv reads the command line of pid.
+func procArgv(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}
+
+// bootTime is when the system booted (zero if unknown).
+func bootTime() time.Time {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err == nil {
+				return time.Unix(n, 0)
+			}
+		}
+	}
+	return time.Time{}
+}
