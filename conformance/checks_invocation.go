@@ -67,11 +67,20 @@ func judgeStdinClosed(o *Observation) Outcome {
 			stopped[r.PID] = true
 		}
 	}
+	wrote := map[int]bool{}
+	for _, w := range o.Wire {
+		wrote[w.PID] = len(w.Bytes) > 0
+	}
 	for _, s := range o.FakeStarts() {
-		if s.StdinTTY || rejected[s.PID] || stopped[s.PID] || formatOf(o.Case.Agent, s.Argv) == formatNone {
+		if s.StdinTTY || rejected[s.PID] || formatOf(o.Case.Agent, s.Argv) == formatNone {
 			// A CLI that rejects its arguments exits before it reads
 			// stdin (invocation/flags reports that); --version reads
 			// none.
+			continue
+		}
+		if stopped[s.PID] && wrote[s.PID] {
+			// The adapter stopped a CLI that was running its turn: it
+			// was not waiting on stdin.
 			continue
 		}
 		if !closed[s.PID] {

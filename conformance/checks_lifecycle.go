@@ -18,7 +18,7 @@ var (
 		"Whatever the CLI does, the adapter ends its stream properly: the profile's terminal event (unified sessionEnded, shim result) and its end record.", srcIssue+"; "+srcSeed001+" (emit result even after errors)"),
 		Applies: always, Judge: judgeEndsStream})
 	CheckEndingDelivered = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/ending-delivered", "MUST",
-		"A turn the adapter reports successful handed its caller the end of that turn: the turn's final text, and the CLI's terminal event where the adapter hands on the CLI's events (unified turnCompleted, shim result). A reader that stops early (a scanner closed under it, its error never checked) loses exactly this.", srcIssue),
+		"A turn the adapter reports successful handed its caller the end of that turn: its terminal event (unified turnCompleted, shim result, the CLI's own terminal event where a native adapter hands on the CLI's events), or else its final text (a native adapter with its own view of the stream, a text or JSON answer). A reader that stops early (a scanner closed under it, its error never checked) loses exactly this.", srcIssue),
 		Applies: always, Judge: judgeEndingDelivered})
 	CheckReaps = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/reaps-cli", "MUST",
 		"No CLI process outlives the adapter: judged after the adapter exits and its CLIs have had a second to follow, before the runner kills anything.", srcIssue),
@@ -134,10 +134,15 @@ func judgeEndingDelivered(o *Observation) Outcome {
 			if term == nil || terminalFailed(term.Obj) {
 				continue // the CLI did not complete it: lifecycle/reports-failure judges that
 			}
-			final = finalText(o.Case.Agent, t.lines)
-			if want := terminalWanted(o, t.lines, evs, term); want != "" {
+			want, handsOn := terminalWanted(o, t.lines, evs, term)
+			if want != "" {
 				return failf(fmt.Sprintf("turn %d, reported successful, handed on its ending: %s", i+1, want),
 					"no %s among the turn's %d events: the end of the turn never reached the caller", want, len(evs))
+			}
+			if o.Hello != nil && o.Hello.Profile == "native" && !handsOn {
+				// An adapter with its own view of the stream has no
+				// terminal event to hand on: its ending is the final text.
+				final = finalText(o.Case.Agent, t.lines)
 			}
 		default:
 			if !t.ok {
@@ -156,9 +161,9 @@ func judgeEndingDelivered(o *Observation) Outcome {
 // terminalWanted names the terminal event the adapter must have handed on
 // in a turn's events ("" when it did, or when its profile has none to
 // hand on): unified turnCompleted, shim result, and for a native adapter
-// that hands on the CLI's own events (one of its events has a type the
-// CLI wrote in that turn) the CLI's terminal event.
-func terminalWanted(o *Observation, lines []WireLine, evs []Event, term *WireLine) string {
+// that hands on the CLI's own events (handsOn: one of its events has a
+// type the CLI wrote in that turn) the CLI's terminal event.
+func terminalWanted(o *Observation, lines []WireLine, evs []Event, term *WireLine) (want string, handsOn bool) {
 	has := func(typ string) bool {
 		for _, e := range evs {
 			if e.Obj["type"] == typ {
@@ -167,14 +172,17 @@ func terminalWanted(o *Observation, lines []WireLine, evs []Event, term *WireLin
 		}
 		return false
 	}
+	if o.Hello == nil {
+		return "", false
+	}
 	switch o.Hello.Profile {
 	case "unified":
 		if !has("turnCompleted") {
-			return "turnCompleted"
+			return "turnCompleted", false
 		}
 	case "shim":
 		if !has("result") {
-			return "result"
+			return "result", false
 		}
 	case "native":
 		wireTypes := map[string]bool{}
@@ -183,7 +191,6 @@ func terminalWanted(o *Observation, lines []WireLine, evs []Event, term *WireLin
 				wireTypes[str(l.Obj, "type")] = true
 			}
 		}
-		handsOn := false
 		for _, e := range evs {
 			if wireTypes[str(e.Obj, "type")] {
 				handsOn = true
@@ -191,10 +198,10 @@ func terminalWanted(o *Observation, lines []WireLine, evs []Event, term *WireLin
 			}
 		}
 		if typ := str(term.Obj, "type"); handsOn && !has(typ) {
-			return "the CLI's " + typ
+			return "the CLI's " + typ, true
 		}
 	}
-	return ""
+	return "", handsOn
 }
 
 // terminalOf returns the turn's terminal event: Claude and Gemini result,
