@@ -111,6 +111,14 @@ func Generate(agents []string) ([]*Case, error) {
 				Interrupt: &InterruptPlan{}, Expect: Expect{Cancelled: true, Stall: true},
 				Description: fmt.Sprintf("interrupt after the CLI's line %d of %d (it stalls there)", k, outs)})
 		}
+		if agent != "claude" {
+			// Codex and Gemini are interrupted by a signal, and a CLI
+			// flushes what it had under way while it shuts down.
+			cases = append(cases, &Case{ID: base + "/writes-after-interrupt", Agent: agent, Fixture: base,
+				Faults: "linger:after=2", Permission: "allow", Prompts: one,
+				Interrupt: &InterruptPlan{}, Expect: Expect{Cancelled: true, Stall: true},
+				Description: "interrupt after the CLI's line 2; it goes on writing the lines still to come (terminal event aside) for a moment, then ends as on that signal"})
+		}
 		for _, size := range LadderSizes {
 			cases = append(cases, &Case{ID: base + "/line-" + strconv.Itoa(size), Agent: agent, Fixture: base,
 				Faults: "ladder:size=" + strconv.Itoa(size), Permission: "allow", Prompts: one,

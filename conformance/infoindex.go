@@ -198,7 +198,12 @@ func (x *infoIndex) hasUsage(u usage) bool {
 	if u.Input == 0 {
 		return true
 	}
-	return x.nums[float64(u.Input)] || x.nums[float64(u.Input+u.Cached)] || (u.Input >= u.Cached && x.nums[float64(u.Input-u.Cached)])
+	for _, n := range []int64{u.Input, u.Input + u.Cached, u.Input - u.Cached, u.Input + u.Cached + u.CacheWrite} {
+		if n > 0 && x.nums[float64(n)] {
+			return true
+		}
+	}
+	return false
 }
 
 // missingTool says what of the i-th tool call t the index lacks: an input
@@ -214,7 +219,7 @@ func (x *infoIndex) missingTool(i int, t tool) []string {
 			break
 		}
 	}
-	res := atomsOf(t.Result, t.Error)
+	res := atomsOf(t.Result)
 	for _, a := range res {
 		if !x.has(a) {
 			out = append(out, name+": result "+strconv.Quote(clip(a, 200))+" not handed on")

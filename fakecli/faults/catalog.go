@@ -155,6 +155,13 @@ var defs = []*faultDef{
 		params: []paramDef{
 			intParam("after", 0, maxCount, "chosen by the seed, before the last line", false, "stdout lines written before the stall"),
 		}},
+	{name: "linger", kind: "pipe", steps: stepsLinger,
+		desc: "Stalls after N stdout lines; on SIGINT or SIGTERM goes on writing the lines still to come (its terminal event aside), then ends as the CLI ends on that signal. Catches adapters that close their stream at the interrupt and crash on a line that comes after it.",
+		params: []paramDef{
+			intParam("after", 0, maxCount, "chosen by the seed, before the last line", false, "stdout lines written before the stall"),
+			intParam("lines", 0, maxCount, "every line still to come", false, "how many lines to write after the signal"),
+			intParam("ms", 0, maxMS, "20", true, "pause before each of them in milliseconds"),
+		}},
 	{name: "limit_data", kind: "pipe", wrap: wrapLimitData,
 		desc: "Writes only the first N bytes of stdout (cutting a line), then closes stdout and exits 0, as toxiproxy's limit_data. Catches adapters that accept a truncated stream as complete.",
 		params: []paramDef{

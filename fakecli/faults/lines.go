@@ -239,3 +239,67 @@ func pointer(path []string) string {
 	}
 	return b.String()
 }
+
+// lingerLabel is where linger's signal handler jumps to.
+const lingerLabel = "agentconform_linger"
+
+// stepsLinger stalls after N stdout lines like stall, but a SIGINT or
+// SIGTERM does not end the CLI at once: it first writes the stdout lines
+// that were still to come (its terminal event aside), one every ms, then
+// ends as the CLI ends on that signal (Codex: exit 1 on SIGINT, death by
+// SIGTERM; Gemini: exit 0; Claude: exit 0 on SIGINT, death by SIGTERM).
+// A real CLI flushes what it had under way while it shuts down; an adapter
+// that closed its stream at the interrupt meets lines it no longer
+// expects.
+func stepsLinger(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	o := outs(steps)
+	after, note := c.chooseAfter("after", len(o))
+	at := afterOut(o, after)
+	var late []transcript.Step
+	for _, i := range o {
+		if i < at || terminalLine(steps[i].Text) {
+			continue
+		}
+		if c.f.has("lines") && int64(len(late)) >= c.f.ints["lines"] {
+			break
+		}
+		s := steps[i]
+		s.T = nil
+		late = append(late, s)
+	}
+	ms := c.f.ints["ms"]
+	branch := func(label string, end transcript.Step) []transcript.Step {
+		out := []transcript.Step{{Op: transcript.OpLabel, Label: label},
+			{Op: transcript.OpOnSignal, OnSignal: map[string]string{"SIGINT": "ignore", "SIGTERM": "ignore"}}}
+		for _, s := range late {
+			out = append(out, transcript.Step{Op: transcript.OpDelay, DelayMS: ms}, s)
+		}
+		return append(out, end)
+	}
+	intEnd, termEnd := transcript.Step{Op: transcript.OpExit, Code: 0}, transcript.Step{Op: transcript.OpExitSignal, Signal: "SIGTERM"}
+	switch c.cli {
+	case "codex":
+		intEnd.Code = 1
+	case "gemini":
+		termEnd = transcript.Step{Op: transcript.OpExit, Code: 0}
+	}
+	more := []transcript.Step{
+		{Op: transcript.OpOnSignal, OnSignal: map[string]string{"SIGINT": "goto:" + lingerLabel + "_int", "SIGTERM": "goto:" + lingerLabel + "_term"}},
+		{Op: transcript.OpDelay, DelayMS: stallMS},
+	}
+	more = append(more, branch(lingerLabel+"_int", intEnd)...)
+	more = append(more, branch(lingerLabel+"_term", termEnd)...)
+	c.record(fmt.Sprintf("stalls %s; on SIGINT or SIGTERM writes %d more lines %d ms apart, then ends", afterWhat(steps, o, after)+note, len(late), ms), "after", strconv.Itoa(after))
+	return insert(steps, at, more...)
+}
+
+// terminalLine reports whether a stdout line is a CLI's terminal event
+// (Claude and Gemini result, Codex turn.completed or turn.failed).
+func terminalLine(text string) bool {
+	for _, t := range []string{`"type":"result"`, `"type":"turn.completed"`, `"type":"turn.failed"`} {
+		if strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
+}

@@ -168,8 +168,8 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("Parse(%q): %v", info.Name, err)
 		}
 	}
-	if kinds["pipe"] != 15 || kinds["event"] != 8 {
-		t.Errorf("kinds = %v, want 15 pipe and 8 event faults", kinds)
+	if kinds["pipe"] != 16 || kinds["event"] != 8 {
+		t.Errorf("kinds = %v, want 16 pipe and 8 event faults", kinds)
 	}
 	// Catalog returns a copy.
 	c := Catalog()
