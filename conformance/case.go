@@ -18,6 +18,9 @@ type Case struct {
 	Transcript string
 	// Faults is the fault spec given to the fakes (AGENTCONFORM_FAULTS).
 	Faults string
+	// FaultsFirstOnly applies Faults only in the first CLI process that
+	// runs a turn, not in one the adapter starts to resume the session.
+	FaultsFirstOnly bool
 	// Seed, when not 0, is the fakes' seed for this case instead of
 	// Config.Seed: the fuzzer gives every execution its own.
 	Seed int64

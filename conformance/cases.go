@@ -85,6 +85,7 @@ func Generate(agents []string) ([]*Case, error) {
 				then := *c
 				then.ID = fx.Name + "/interrupt-then-turn"
 				then.Faults = "stall:after=2"
+				then.FaultsFirstOnly = true
 				then.Interrupt = &InterruptPlan{ThenTurn: true}
 				then.Expect.Cancelled = true
 				then.Description = "interrupt the first turn, then run the next turn in the same process"

@@ -330,6 +330,9 @@ func caseEnv(cfg *Config, c *Case, fakes, sessions, observe, wire string) []stri
 	}
 	if c.Faults != "" {
 		env = append(env, fakecli.EnvFaults+"="+c.Faults)
+		if c.FaultsFirstOnly {
+			env = append(env, fakecli.EnvFaultsScope+"=first")
+		}
 	}
 	return env
 }

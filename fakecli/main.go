@@ -49,6 +49,11 @@ const (
 	EnvFaults = "AGENTCONFORM_FAULTS"
 	// EnvSeed seeds everything a fake chooses at random (default 1).
 	EnvSeed = "AGENTCONFORM_SEED"
+	// EnvFaultsScope is "first" to apply EnvFaults only in the first fake
+	// process of a session store that runs a turn (not a --version or
+	// --help probe): a stall meant for the first turn must not stall the
+	// process an adapter starts to resume the session.
+	EnvFaultsScope = "AGENTCONFORM_FAULTS_SCOPE"
 )
 
 // Names are the CLI names a fake answers to, in a stable order.

@@ -100,7 +100,7 @@ func newProc(cli string, args []string, stdin io.Reader, stdout, stderr io.Write
 		p.wire = f
 		stdout = &teeWriter{w: stdout, copy: f}
 	}
-	if spec := env(EnvFaults); spec != "" {
+	if spec := env(EnvFaults); spec != "" && faultsInScope(args, env) {
 		if p.plan, err = parseFaults(spec, p.seed); err != nil {
 			p.obs.close()
 			return nil, fmt.Errorf("%s: %w", EnvFaults, err)
@@ -284,4 +284,30 @@ func (o *outWriter) flush() error {
 		o.err = fmt.Errorf("writing stdout: %w", err)
 	}
 	return o.err
+}
+
+// faultsInScope reports whether this process applies EnvFaults: always,
+// unless EnvFaultsScope is "first", where only the first process of the
+// session store that is not a --version or --help probe does (it claims
+// a marker file there, atomically).
+func faultsInScope(args []string, env func(string) string) bool {
+	if env(EnvFaultsScope) != "first" {
+		return true
+	}
+	for _, a := range args {
+		switch a {
+		case "--version", "-v", "-V", "--help", "-h":
+			return false
+		}
+	}
+	dir := env(EnvSessions)
+	if dir == "" {
+		return true
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".agentconform-faulted"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }
