@@ -6,6 +6,10 @@
 // yields its own message objects. The driver hands the runner every message
 // query() yields, unchanged (profile "native"). See ../README.md.
 
+import { accessSync, constants } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
 import { query } from '@instantlyeasy/claude-code-sdk-ts';
 
 import { commands, errorText, finish, log, packageVersion, record, write } from '../lib/harness.mjs';
@@ -22,6 +26,21 @@ record('hello', {
   name: 'claude-code-sdk-ts',
   version: packageVersion(PKG),
 });
+
+// The library has no option naming the CLI: it runs ~/.claude/local/claude
+// or ~/.claude/bin/claude when either exists, and only then `claude` from
+// PATH (the fake). A driver that would run a real Claude Code refuses.
+function installedClaude() {
+  for (const p of [join(homedir(), '.claude', 'local', 'claude'), join(homedir(), '.claude', 'bin', 'claude')]) {
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      // not there
+    }
+  }
+  return '';
+}
 
 let startCmd = null;
 let sessionId = '';
@@ -82,12 +101,19 @@ for await (const cmd of commands()) {
       startCmd = cmd;
       if (cmd.agent && cmd.agent !== 'claude') {
         record('turn_end', { ok: false, error: `this driver drives claude, not ${cmd.agent}`, session_id: '' });
+        startCmd = { ...cmd, refused: true };
+        break;
+      }
+      if (installedClaude()) {
+        const error = `${installedClaude()} exists and the library would run it instead of the claude on PATH; refusing`;
+        record('turn_end', { ok: false, error, session_id: '' });
+        startCmd = { ...cmd, refused: true };
         break;
       }
       runTurn(cmd.prompt ?? '', cmd.resume);
       break;
     case 'send':
-      if (!startCmd) {
+      if (!startCmd || startCmd.refused) {
         record('turn_end', { ok: false, error: 'no session to send to', session_id: '' });
         break;
       }
