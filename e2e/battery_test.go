@@ -62,7 +62,7 @@ func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
 	work := t.TempDir()
 	rel := "conformance/drivers/" + s.dir + "/driver.mjs"
 	a := conformance.Adapter{
-		Name:      "sdk/" + s.dir,
+		Name:      s.name(),
 		Reproduce: "node " + rel,
 		Command: func(ctx context.Context) *exec.Cmd {
 			return exec.CommandContext(ctx, nodePath, driver)

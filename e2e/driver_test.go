@@ -26,6 +26,18 @@ import (
 type sdk struct {
 	dir string // the driver's directory: <dir>/driver.mjs
 	pkg string // the npm package
+	// group names the kind of driver in the results' adapter name
+	// (<group>/<dir>): "sdk" (the default) for the official SDKs, "zoo"
+	// for the third-party adapters of zoo_test.go.
+	group string
+}
+
+// name is the adapter name the battery reports: <group>/<dir>.
+func (s sdk) name() string {
+	if s.group == "" {
+		return "sdk/" + s.dir
+	}
+	return s.group + "/" + s.dir
 }
 
 var (

@@ -1,0 +1,63 @@
+//go:build unix
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentconform/agentconform/reports"
+)
+
+// The zoo: published third-party adapters this project did not write,
+// each behind a thin driver in conformance/drivers (README.md there;
+// conformance/drivers/TRIAGE.md sorts what the battery finds into the
+// libraries' bugs and the battery's false verdicts).
+var zoo = []sdk{
+	{dir: "codex-cli-provider", pkg: "ai-sdk-provider-codex-cli", group: "zoo"},
+	{dir: "codex-mcp-server", pkg: "codex-mcp-server", group: "zoo"},
+	{dir: "gemini-mcp-tool", pkg: "gemini-mcp-tool", group: "zoo"},
+	{dir: "claude-code-mcp", pkg: "@steipete/claude-code-mcp", group: "zoo"},
+	{dir: "claude-code-sdk-ts", pkg: "@instantlyeasy/claude-code-sdk-ts", group: "zoo"},
+}
+
+// TestZoo runs the whole conformance battery against each zoo driver, as
+// `agentconform run --adapter 'node conformance/drivers/<name>/driver.mjs'`
+// does, and logs what it finds: findings are facts about the libraries
+// (or the battery), reported, not failed. The test fails only when the
+// battery cannot run. With AGENTCONFORM_PUBLISH=1 it writes the results to
+// reports/examples/zoo-<name>.json; otherwise it writes nothing in the
+// tree.
+//
+// The subtests run one after another: each battery already runs as many
+// cases at once as there are cores.
+func TestZoo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the zoo batteries take minutes")
+	}
+	// claude-code-mcp runs `claude --dangerously-skip-permissions`, which the
+	// real CLI (and so the fake) refuses as root unless IS_SANDBOX=1. Where
+	// the tests run as root (CI containers), the fakes are the sandbox:
+	// say so, or every case of that driver fails on the refusal.
+	if os.Geteuid() == 0 && os.Getenv("IS_SANDBOX") != "1" {
+		t.Setenv("IS_SANDBOX", "1")
+	}
+	publish := os.Getenv("AGENTCONFORM_PUBLISH") == "1"
+	for _, s := range zoo {
+		t.Run(s.dir, func(t *testing.T) {
+			driver := requireDriver(t, s)
+			res := runBattery(t, s, driver)
+			logFindings(t, res)
+			t.Logf("%s %s: %d cases in %.1fs", s.pkg, sdkVersion(s), len(res.Cases), res.Meta.Duration)
+			if !publish {
+				return
+			}
+			path := filepath.Join(examplesDir, "zoo-"+s.dir+".json")
+			if err := reports.WriteResultsFile(path, reports.NewDocument(res)); err != nil {
+				t.Fatalf("writing %s: %v", path, err)
+			}
+			t.Logf("wrote %s", path)
+		})
+	}
+}
