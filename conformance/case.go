@@ -75,6 +75,10 @@ type Expect struct {
 	Unknown bool
 	// Stall is true when the CLI stops writing and stays alive.
 	Stall bool
+	// StreamOnly is true when the failure shows only in a JSON stream (a
+	// missing terminal event): a CLI asked for text or JSON output exits 0
+	// with an answer that cannot be told from a success.
+	StreamOnly bool
 }
 
 // Hello is what the adapter declared in its hello record.

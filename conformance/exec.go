@@ -310,6 +310,13 @@ func caseEnv(cfg *Config, c *Case, fakes, sessions, observe, wire string) []stri
 		}
 		env = append(env, kv)
 	}
+	if os.Getuid() == 0 && os.Getenv("IS_SANDBOX") == "" {
+		// Every case runs in a throwaway directory: a sandbox, as a CI
+		// container that runs as root says with IS_SANDBOX=1 (without it,
+		// Claude refuses --dangerously-skip-permissions as root, and so
+		// does the fake). A value the caller set is kept.
+		env = append(env, "IS_SANDBOX=1")
+	}
 	env = append(env, "PATH="+path,
 		"CLAUDE_CODE_EXECUTABLE="+filepath.Join(fakes, "claude"),
 		"CODEX_EXECUTABLE="+filepath.Join(fakes, "codex"),
