@@ -1,0 +1,116 @@
+package conformance
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestFormatOf pins how argv is read: the output format each CLI was
+// asked for, and the invocations that run no turn.
+func TestFormatOf(t *testing.T) {
+	for _, tc := range []struct {
+		agent string
+		argv  string
+		want  wireFormat
+	}{
+		{"claude", "claude -p hi --output-format stream-json --verbose", formatStream},
+		{"claude", "claude --output-format=json -p hi", formatJSON},
+		{"claude", "claude -p hi", formatText},
+		{"claude", "claude -v", formatNone},
+		{"claude", "claude mcp list", formatNone},
+		{"claude", "claude --output-format stream-json --verbose --input-format stream-json", formatStream},
+		{"codex", "codex exec --json --skip-git-repo-check hi", formatStream},
+		{"codex", "codex exec --experimental-json -C /w hi", formatStream},
+		{"codex", "codex exec hi", formatText},
+		{"codex", "codex -c model=x exec hi --json", formatStream},
+		{"codex", "codex exec --json resume 0199 hi", formatStream},
+		{"codex", "codex --version", formatNone},
+		{"codex", "codex login", formatNone},
+		{"gemini", "gemini -p hi -o stream-json -y", formatStream},
+		{"gemini", "gemini -p hi --output-format json", formatJSON},
+		{"gemini", "gemini -p hi", formatText},
+		{"gemini", "gemini --version", formatNone},
+	} {
+		if got := formatOf(tc.agent, strings.Fields(tc.argv)); got != tc.want {
+			t.Errorf("formatOf(%q) = %s, want %s", tc.argv, got, tc.want)
+		}
+	}
+}
+
+func events(t *testing.T, lines ...string) []Event {
+	t.Helper()
+	var out []Event
+	for _, l := range lines {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(l), &obj); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		out = append(out, Event{Raw: []byte(l), Obj: obj})
+	}
+	return out
+}
+
+// TestInfoIndex pins what a native adapter is judged on: information
+// found wherever the adapter put it (deltas on one path, JSON inside a
+// string, reflowed white space), and failure shown by any common marker.
+func TestInfoIndex(t *testing.T) {
+	x := buildIndex(events(t,
+		`{"type":"text-delta","id":"0","delta":"Hello, "}`,
+		`{"type":"text-delta","id":"0","delta":"world.\n"}`,
+		`{"type":"tool-call","toolCallId":"t1","input":"{\"command\":\"ls -la\"}"}`,
+		`{"type":"tool-result","toolCallId":"t1","result":{"output":"a.txt\nb.txt","exitCode":2}}`,
+		`{"type":"finish","usage":{"inputTokens":120,"outputTokens":7}}`,
+	))
+	for _, s := range []string{"Hello, world.", "Hello,   world.", "ls -la", "a.txt b.txt"} {
+		if !x.hasAtom(s) {
+			t.Errorf("hasAtom(%q) = false", s)
+		}
+	}
+	if x.hasAtom("goodbye") {
+		t.Error(`hasAtom("goodbye") = true`)
+	}
+	if !x.hasText([]string{"Hello, ", "world."}) {
+		t.Error("text streamed as deltas not found")
+	}
+	if !x.hasUsage(usage{Input: 100, Cached: 20, Output: 7}) || x.hasUsage(usage{Input: 100, Output: 8}) {
+		t.Error("usage: input with cached tokens added must be found, a wrong output count must not")
+	}
+	failed := tool{Name: "shell", Input: map[string]any{"command": "ls -la"}, Result: "a.txt\nb.txt"}
+	if miss := x.missingTool(0, failed); len(miss) != 0 {
+		t.Errorf("a failed call whose result event carries a non-zero exit code: %v", miss)
+	}
+	plain := buildIndex(events(t, `{"type":"tool-result","toolCallId":"t1","result":"a.txt\nb.txt"}`))
+	if miss := plain.missingTool(0, failed); len(miss) == 0 || !strings.Contains(miss[len(miss)-1], "no event that carries it says so") {
+		t.Errorf("a failed call shown as a plain result must be reported: %v", miss)
+	}
+	if miss := plain.missingTool(0, tool{Result: "c.txt", Success: true}); len(miss) != 1 {
+		t.Errorf("a lost result must be reported: %v", miss)
+	}
+}
+
+// TestCompareTools pins the unified and shim tool comparison: names, ids
+// and result shapes are the adapter's, pairing and content are not.
+func TestCompareTools(t *testing.T) {
+	want := []tool{
+		{ID: "item_0", Name: "shell", Input: map[string]any{"command": "echo hi"}, Result: "hi\n", Success: true},
+		{ID: "item_1", Name: "shell", Input: map[string]any{"command": "false"}, Result: "", Success: false, Error: "exit code 1"},
+	}
+	renamed := []tool{
+		{ID: "t1", Name: "exec", Input: map[string]any{"command": "echo hi"}, Result: map[string]any{"stdout": "hi\n", "exit_code": 0.0}, Success: true},
+		{ID: "t2", Name: "exec", Input: `{"command":"false"}`, Result: map[string]any{"stdout": "", "exit_code": 1.0}, Success: false, Error: "exit status 1"},
+	}
+	if p := compareTools(want, renamed); len(p) != 0 {
+		t.Errorf("renamed tools with object results: %v", p)
+	}
+	swapped := []tool{
+		{Input: map[string]any{"command": "echo hi"}, Result: "", Success: true},
+		{Input: map[string]any{"command": "false"}, Result: "hi\n", Success: false},
+	}
+	if p := compareTools(want, swapped); len(p) == 0 {
+		t.Error("results paired with the wrong calls passed")
+	}
+	if p := compareTools(want, renamed[:1]); len(p) == 0 {
+		t.Error("a lost call passed")
+	}
+}
