@@ -25,7 +25,19 @@ type lifecycleFault struct {
 
 func lifecycleFaults(agent string) []lifecycleFault {
 	terminal := map[string]string{"claude": "result", "codex": "turn.completed", "gemini": "result"}[agent]
-	return []lifecycleFault{
+	var banner []lifecycleFault
+	switch agent {
+	case "claude":
+		// Claude Code has written sandbox debug lines on stdout between
+		// its JSON lines (the Python SDK skips lines not starting with
+		// "{" since 2026-03 for that reason).
+		banner = append(banner, lifecycleFault{"banner", `banner:text=[SandboxDebug] Seccomp filtering not available`, "the CLI prints a non-JSON debug line on stdout, as Claude Code's sandbox has", Expect{}, 0})
+	case "gemini":
+		// Gemini CLI before 0.61 leaked its terminal warnings to stdout.
+		banner = append(banner, lifecycleFault{"banner", "banner", "the CLI prints a non-JSON warning line on stdout, as Gemini CLI before 0.61 did", Expect{}, 0})
+	}
+	// Codex keeps stdout pure JSONL in exec --json: no banner case.
+	return append(banner, []lifecycleFault{
 		{"exit-mid-line", "exit_mid_line:code=1", "the CLI dies half way through its last line", Expect{TurnFails: true}, 0},
 		// A Claude process with stream-json input does not exit after a turn
 		// without its result; it stays silent, so the caller gives up.
@@ -34,9 +46,8 @@ func lifecycleFaults(agent string) []lifecycleFault {
 		{"killed", "die:signal=SIGKILL,after=2", "the CLI is killed by SIGKILL after two lines", Expect{TurnFails: true}, 0},
 		{"dies-before-output", "die:signal=SIGKILL,after=0", "the CLI is killed before it writes a line", Expect{TurnFails: true}, 0},
 		{"stderr-flood", "stderr_flood:bytes=4194304", "the CLI writes 4 MiB to stderr before its first stdout line", Expect{}, 0},
-		{"banner", "banner", "the CLI prints a non-JSON banner line on stdout", Expect{}, 0},
 		{"stall", "stall:after=2", "the CLI stops writing after two lines and stays alive; the runner closes", Expect{TurnFails: true, Stall: true}, 500 * time.Millisecond},
-	}
+	}...)
 }
 
 // Generate builds the default cases for the given agents from the
