@@ -392,8 +392,16 @@ func summarize(profile string, events []map[string]any, answers []string) summar
 		case "unified":
 			switch typ {
 			case "textChunk":
-				if e["role"] != "user" {
+				switch e["role"] {
+				case "assistant":
 					addText(str(e, "content"))
+				case "user":
+				default:
+					// Thinking, notices and error strings: text the caller
+					// gets, but no part of the answer a native adapter
+					// must carry.
+					endPiece()
+					text.WriteString(str(e, "content"))
 				}
 			case "toolStarted":
 				t := toolFor(str(e, "toolId"))
@@ -451,6 +459,9 @@ func num(m map[string]any, k string) int64 {
 var controlTypes = map[string]bool{"control_request": true, "control_response": true, "control_cancel_request": true, "keep_alive": true}
 
 func judgeNativeEvents(o *Observation) Outcome {
+	if !o.handsOnCLIEvents() {
+		return Outcome{Skip: true, Actual: "the adapter hands its caller events of its own, not the CLI's"}
+	}
 	var want []map[string]any
 	for _, lines := range o.wireLines() {
 		for _, l := range lines {
@@ -494,4 +505,26 @@ func rawUsage(o *Observation) []usage {
 		out = append(out, usage{Input: num(u, "input_tokens"), Output: num(u, "output_tokens"), Cached: cached, CacheWrite: num(u, "cache_creation_input_tokens")})
 	}
 	return out
+}
+
+// handsOnCLIEvents reports whether a native adapter passes the CLI's own
+// events on (one of its events has a type the CLI wrote), rather than
+// events of its own making.
+func (o *Observation) handsOnCLIEvents() bool {
+	types := map[string]bool{}
+	for _, lines := range o.wireLines() {
+		for _, l := range lines {
+			if l.Obj != nil {
+				if t := str(l.Obj, "type"); t != "" {
+					types[t] = true
+				}
+			}
+		}
+	}
+	for _, e := range o.Events {
+		if types[str(e.Obj, "type")] {
+			return true
+		}
+	}
+	return false
 }
