@@ -560,7 +560,12 @@ func (d *driver) timers() {
 	// The interrupt is timed by what the CLI wrote, never by what the
 	// adapter wrote: an adapter that hands nothing on before the turn ends
 	// is interrupted all the same.
-	if ip := c.Interrupt; ip != nil && !d.interrupted && d.turnEnds == 0 && d.cli.lines >= ip.AfterEvents {
+	// A CLI asked for text writes nothing on stdout until its turn is over:
+	// one second after it started counts as its lines written.
+	linesOK := func(n int) bool {
+		return d.cli.lines >= n || !d.cliUp.IsZero() && time.Since(d.cliUp) >= notInTurnQuiet
+	}
+	if ip := c.Interrupt; ip != nil && !d.interrupted && d.turnEnds == 0 && linesOK(ip.AfterEvents) {
 		q := ip.Quiet
 		if q <= 0 {
 			q = defaultQuiet
