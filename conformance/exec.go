@@ -556,6 +556,9 @@ func (d *driver) timers() {
 	quietFor := time.Since(d.lastOutput)
 	if c.Interrupt != nil || c.CloseWhenQuiet > 0 {
 		d.cli.poll(d.wire, c.Agent == "claude")
+		if d.cli.files > 0 && d.cliUp.IsZero() {
+			d.cliUp = time.Now()
+		}
 	}
 	// The interrupt is timed by what the CLI wrote, never by what the
 	// adapter wrote: an adapter that hands nothing on before the turn ends
