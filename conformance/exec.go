@@ -89,6 +89,9 @@ type Observation struct {
 	Duration   time.Duration
 	// TimedOut is true when the case hit its deadline and was killed.
 	TimedOut bool
+	// AliveAtDeadline lists the fake CLI processes still running when the
+	// deadline passed (before the runner killed anything).
+	AliveAtDeadline []int
 	// StartErr is set when the adapter could not be started at all.
 	StartErr error
 	// Fake is the fakes' observation log; Wire what each fake process wrote
@@ -251,7 +254,12 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	mark := newRunMark()
 	cmd.Env = append(caseEnv(cfg, c, fakes, sessions, observe, wire), envRunMark+"="+mark)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.Cancel = func() error {
+		// The deadline passed: note which CLIs still ran, for the report.
+		log, _ := readObservations(observe)
+		o.AliveAtDeadline = runningFakes(log)
+		return killGroup(cmd.Process.Pid)
+	}
 	cmd.WaitDelay = killGrace
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

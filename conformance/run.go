@@ -292,7 +292,7 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 		case o.StartErr != nil:
 			cr.Checks = append(cr.Checks, checkResult(chk, Crash, Outcome{Expected: "the adapter starts", Actual: o.StartErr.Error()}))
 		case o.TimedOut:
-			cr.Checks = append(cr.Checks, checkResult(chk, Timeout, Outcome{Expected: "the case finishes within its deadline", Actual: fmt.Sprintf("still running after %s; killed (records: %s)", o.Duration.Round(time.Millisecond), recordKinds(o))}))
+			cr.Checks = append(cr.Checks, checkResult(chk, Timeout, Outcome{Expected: "the case finishes within its deadline", Actual: timeoutDetail(o)}))
 		case o.Crashed():
 			cr.Checks = append(cr.Checks, checkResult(chk, Crash, Outcome{Expected: "the adapter ends with its end record", Actual: crashDetail(o)}))
 		default:
@@ -327,6 +327,39 @@ func undeclared(c *Case, h *Hello, cfg *Config) string {
 		return "the case interrupts a turn and the adapter does not declare interrupt"
 	}
 	return ""
+}
+
+// timeoutDetail says what the runner was waiting for when the case's
+// deadline passed, and what the CLIs were doing then.
+func timeoutDetail(o *Observation) string {
+	s := fmt.Sprintf("still running after %s; killed", o.Duration.Round(time.Millisecond))
+	if n := len(o.Sent); n > 0 {
+		last := o.Sent[n-1]
+		s += fmt.Sprintf("; the runner's last command: %s at %.3fs", last.Op, last.At.Seconds())
+		switch last.Op {
+		case "close":
+			s += ", and no end record came"
+		case "start", "send":
+			s += ", and no turn_end came"
+		case "interrupt", "SIGINT":
+			s += ", and no turn_end came for the interrupted turn"
+		}
+	}
+	s += " (records: " + recordKinds(o) + ")"
+	for _, pid := range o.AliveAtDeadline {
+		sigs := []string{}
+		for _, r := range o.Fake {
+			if r.PID == pid && r.Kind == "signal" {
+				sigs = append(sigs, r.Signal+" ("+r.Action+")")
+			}
+		}
+		got := "no signal"
+		if len(sigs) > 0 {
+			got = "signals " + strings.Join(sigs, ", ")
+		}
+		s += fmt.Sprintf("; CLI pid %d was still running at the deadline (it got %s): %s", pid, got, clip(strings.Join(argvOf(o, pid), " "), 200))
+	}
+	return s
 }
 
 func crashDetail(o *Observation) string {
