@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agentconform/agentconform/fakecli"
@@ -179,4 +180,89 @@ func judgeResume(o *Observation) Outcome {
 		}
 	}
 	return pass()
+}
+
+// CheckPrompt: the caller's prompt reaches the CLI as the caller wrote it.
+var CheckPrompt = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/prompt", "MUST",
+	"The caller's first prompt reaches the CLI unchanged (white space aside): as an argument, as stdin, or as the text of a stream-json user message; never wrapped (\"Human: ...\") or cut.", srcHarness),
+	Applies: always, Judge: judgePrompt})
+
+func judgePrompt(o *Observation) Outcome {
+	prompts := sentPrompts(o)
+	if len(prompts) == 0 || prompts[0] == "" {
+		return Outcome{Skip: true, Actual: "no prompt was sent"}
+	}
+	want := normText(prompts[0])
+	starts := o.turnStarts()
+	if len(starts) == 0 {
+		return Outcome{Skip: true, Actual: "no CLI process ran a turn"}
+	}
+	pid := starts[0].PID
+	var seen []string
+	check := func(s string) bool {
+		if s = normText(s); s == "" {
+			return false
+		}
+		seen = append(seen, s)
+		return s == want
+	}
+	for _, a := range starts[0].Argv[1:] {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") && check(v) {
+			return pass()
+		}
+		if check(a) {
+			return pass()
+		}
+	}
+	var text []string
+	for _, s := range o.stdinLines() {
+		if s.rec.PID != pid {
+			continue
+		}
+		text = append(text, s.rec.Text)
+		if s.obj != nil && s.obj["type"] == "user" {
+			if check(userText(s.obj)) {
+				return pass()
+			}
+		}
+	}
+	if check(strings.Join(text, "\n")) {
+		return pass()
+	}
+	if len(text) == 0 {
+		for _, r := range o.Fake {
+			if r.PID == pid && (r.Kind == "flags_error" || r.Kind == "exit" && r.Signal != "") {
+				// It refused its arguments, or died, before it read
+				// stdin: what the prompt was cannot be seen.
+				return Outcome{Skip: true, Actual: "the CLI ended before it read its stdin"}
+			}
+		}
+	}
+	got := "nothing that looks like it"
+	for _, s := range seen {
+		if strings.Contains(s, want) || strings.Contains(want, s) && len(s) > 8 {
+			got = strconv.Quote(clip(s, 300))
+			break
+		}
+	}
+	return failf("the prompt "+strconv.Quote(clip(prompts[0], 200))+" as the CLI's prompt", "the CLI got %s", got)
+}
+
+// userText returns the text of a stream-json user message: its content
+// string, or its text blocks joined.
+func userText(obj map[string]any) string {
+	msg, _ := obj["message"].(map[string]any)
+	switch c := msg["content"].(type) {
+	case string:
+		return c
+	case []any:
+		var b strings.Builder
+		for _, bl := range c {
+			if m, ok := bl.(map[string]any); ok && m["type"] == "text" {
+				b.WriteString(str(m, "text"))
+			}
+		}
+		return b.String()
+	}
+	return ""
 }
