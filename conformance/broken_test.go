@@ -59,6 +59,10 @@ func merge(ms ...map[string]Verdict) map[string]Verdict {
 }
 
 var brokenAdapters = []brokenAdapter{
+	// invocation
+	// The prompt wrapped in a chat transcript reaches the CLI changed.
+	{bug: broken.HumanPrompt, cases: []string{"claude/plain-text", "codex/plain-text"},
+		want: each([]string{"claude/plain-text", "codex/plain-text"}, Fail, "invocation/prompt")},
 	// output
 	// Without hello there is no declared profile: the output cannot be
 	// validated (a failure) and the lossless checks have no reference
@@ -291,4 +295,4 @@ func TestNaiveAdapter(t *testing.T) {
 // naiveBugs are the bugs of the naive adapter.
 var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.SigtermOnly, broken.CodexStdinOpen,
 	broken.BareInterrupt, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
-	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel}
+	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt}

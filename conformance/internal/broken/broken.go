@@ -105,13 +105,16 @@ const (
 	// AnswerAfterCancel answers can_use_tool a second late, whether or
 	// not the CLI has withdrawn the request meanwhile.
 	AnswerAfterCancel Bug = "answer-after-cancel"
+	// HumanPrompt sends every prompt as "Human: <prompt>", as a provider
+	// that flattens a chat into one text does.
+	HumanPrompt Bug = "human-prompt"
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
 	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
-	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel}
+	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt}
 
 // Modes lists every mode Main runs.
 func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }

@@ -282,6 +282,9 @@ func (n *naive) startTurn(prompt string, done chan<- reference.TurnResult) *naiv
 	go func() {
 		defer cancel()
 		n.emit(n.tr.BeginTurn(prompt))
+		if n.bug == HumanPrompt {
+			prompt = "Human: " + prompt
+		}
 		var end reference.TurnEnd
 		if n.agent == reference.Claude {
 			end = n.claudeTurn(ctx, prompt, t.interrupts)
