@@ -33,7 +33,7 @@ var (
 		"Every tool call the CLI reported reaches the caller with its input, result, success and error, paired with the right call; ids, names and shapes are the adapter's choice.", "seed 000 §7.1 (Lossless); "+srcIssue),
 		Applies: losslessApplies, Judge: judgeLosslessTools})
 	CheckLosslessUsage = register(&Check{Family: FamilyLossless, Rule: rule("lossless/usage", "MUST",
-		"The token usage the CLI reported (input and output tokens) reaches the caller.", "seed 000 §7.2 TokenUsage; seed 001 §6; "+srcIssue),
+		"The token usage the CLI reported (input and output tokens, and Claude's total_cost_usd where the adapter hands on the CLI's own view) reaches the caller.", "seed 000 §7.2 TokenUsage; seed 001 §6; "+srcIssue),
 		Applies: losslessApplies, Judge: judgeLosslessUsage})
 	CheckLosslessEvents = register(&Check{Family: FamilyLossless, Rule: rule("lossless/events", "INFO",
 		"Whether a native adapter hands its caller the CLI's events unchanged (control messages aside), in order. Informational: re-serialising or adding events loses nothing.", "protocols.md §1.2, §2.2, §3.2"),
@@ -78,8 +78,10 @@ type file struct{ Path, Change string }
 
 type usage struct {
 	Input, Output, Cached, Reasoning, Total int64
-	// CacheWrite is Claude's cache_creation_input_tokens (native only).
+	// CacheWrite is Claude's cache_creation_input_tokens, and Cost its
+	// result's total_cost_usd (native only).
 	CacheWrite int64
+	Cost       float64
 }
 
 // summaries returns the reference translation's summary and the
@@ -184,6 +186,9 @@ func judgeLosslessUsage(o *Observation) Outcome {
 		for _, u := range rawUsage(o) {
 			if !idx.hasUsage(u) {
 				out = append(out, fmt.Sprintf("usage not handed on: %d input, %d output tokens", u.Input, u.Output))
+			}
+			if u.Cost > 0 && !idx.nums[u.Cost] {
+				out = append(out, fmt.Sprintf("cost not handed on: total_cost_usd %v", u.Cost))
 			}
 		}
 		if len(out) > 0 {
@@ -502,7 +507,8 @@ func rawUsage(o *Observation) []usage {
 			continue
 		}
 		cached := num(u, "cache_read_input_tokens") + num(u, "cached_input_tokens") + num(u, "cached")
-		out = append(out, usage{Input: num(u, "input_tokens"), Output: num(u, "output_tokens"), Cached: cached, CacheWrite: num(u, "cache_creation_input_tokens")})
+		cost, _ := term.Obj["total_cost_usd"].(float64)
+		out = append(out, usage{Input: num(u, "input_tokens"), Output: num(u, "output_tokens"), Cached: cached, CacheWrite: num(u, "cache_creation_input_tokens"), Cost: cost})
 	}
 	return out
 }
