@@ -54,12 +54,26 @@ type teeWriter struct {
 	copy io.Writer
 }
 
+// teeChunk is how much of a long write goes to stdout at a time, so that
+// the wire copy holds what the reader took, to within this much, even when
+// the process is killed while the rest of the line blocks on a full pipe.
+const teeChunk = 64 << 10
+
 func (t *teeWriter) Write(b []byte) (int, error) {
-	n, err := t.w.Write(b)
-	if n > 0 {
-		t.copy.Write(b[:n]) // best effort: the copy must never change what the fake does
+	written := 0
+	for len(b) > 0 {
+		c := b[:min(len(b), teeChunk)]
+		n, err := t.w.Write(c)
+		if n > 0 {
+			t.copy.Write(c[:n]) // best effort: the copy must never change what the fake does
+		}
+		written += n
+		b = b[n:]
+		if err != nil {
+			return written, err
+		}
 	}
-	return n, err
+	return written, nil
 }
 
 func newProc(cli string, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) (*proc, error) {

@@ -195,6 +195,12 @@ func (e *engine) out(st *transcript.Step) flow {
 // gone. stepLine is the transcript line (0 for a synthesized line).
 func (e *engine) write(text string, newline bool, stepLine int) flow {
 	e.busy = 0
+	if len(text) >= teeChunk {
+		// A line this long may block on a full pipe for good (an adapter
+		// that stopped reading, then kills the CLI): what the log holds
+		// so far must not die with the process.
+		e.p.obs.flush()
+	}
 	n, err := e.p.out.line(text, newline)
 	if e.p.obs != nil {
 		e.p.obs.log("out", "bytes", n, "line", stepLine)
