@@ -223,6 +223,8 @@ function close() {
     finish();
     return;
   }
-  interrupt('closed during the turn'); // no-op if already interrupted
-  // the turn's 'close' handler finishes once the CLI has exited
+  // The caller is gone while the turn runs: interrupt it (no-op if it was
+  // interrupted already or has exited); the turn's 'close' handler
+  // finishes once the CLI has exited.
+  if (turn.child.exitCode === null && turn.child.signalCode === null) interrupt('closed during the turn');
 }
