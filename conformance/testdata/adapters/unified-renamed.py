@@ -1,0 +1,453 @@
+#!/usr/bin/env python3
+"""unified-renamed.py: a CORRECT but unusual test adapter (profile unified,
+agent codex, supports multi_turn, resume and interrupt). See README.md in
+this directory.
+
+It translates `codex exec --json` into the unified events (seed 000 §8.1)
+completely: the text (answers as assistant textChunks; reasoning, error items
+and error events as textChunks with role null), every tool's input, output,
+success and error, the file changes, and the usage of every turn. It differs
+from the reference translation (conformance/reference/MAPPING.md) only in
+choices the unified model leaves to the adapter:
+
+- a command execution is the tool `exec` (the reference says `shell`);
+- a command's result is an object {"stdout": <aggregated_output>,
+  "exit_code": N} (the reference hands the output string alone);
+- tool ids are the adapter's own, t1, t2, ... in the order tools start, over
+  the whole session (the reference keeps Codex's item ids, qualified per
+  process: item_0, item_0#2).
+
+How real adapters look: every unified adapter names tools and shapes results
+its own way (Dart/TypeScript agent SDK wrappers that call the shell tool
+"bash", "exec" or "run_command", wrap results in {stdout, stderr,
+exitCode}, and number tool calls themselves, since Codex restarts item_N in
+every process). None of that loses anything the CLI said.
+
+Harness protocol (conformance/HARNESS.md): hello first, one turn_end per
+turn, end last, exit 0 after close. One `codex exec` process per turn, the
+next resuming the thread (`codex exec ... resume ID PROMPT`). Interrupt:
+SIGINT, SIGTERM 2 s later, SIGKILL 2 s after that, always waiting for the
+process. Usage: Codex reports thread totals; each turnCompleted carries the
+turn's part (the difference from the previous total), sessionEnded's
+finalUsage the sum.
+"""
+
+import datetime
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+
+NAME = "unified-renamed"
+EVENTS = queue.Queue()  # ("cmd", dict) | ("line", Turn, dict) | ("done", Turn) | ("escalate", Turn, sig)
+OUT_LOCK = threading.Lock()
+
+
+def write(obj):
+    data = (json.dumps(obj) + "\n").encode("utf-8")
+    with OUT_LOCK:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+
+def record(kind, **fields):
+    write(dict(agentconform=kind, **fields))
+
+
+def log(msg):
+    sys.stderr.write("[%s] %s\n" % (NAME, msg))
+    sys.stderr.flush()
+
+
+def read_commands():
+    for raw in sys.stdin.buffer:
+        if not raw.strip():
+            continue
+        try:
+            cmd = json.loads(raw)
+        except ValueError:
+            log("ignoring a command that is not JSON")
+            continue
+        if isinstance(cmd, dict) and isinstance(cmd.get("op"), str):
+            EVENTS.put(("cmd", cmd))
+            if cmd["op"] == "close":
+                return
+    EVENTS.put(("cmd", {"op": "close", "eof": True}))
+
+
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def sandbox_of(permission):
+    return "read-only" if permission == "deny" else "workspace-write"
+
+
+SANDBOX_MODES = {"read-only": "readOnly", "workspace-write": "workspaceWrite", "danger-full-access": "fullAccess"}
+CHANGE_TYPES = {"add": "created", "delete": "deleted"}
+
+
+def as_int(v):
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+
+
+class Translator:
+    """Codex lines -> unified events, for one session."""
+
+    def __init__(self, cwd, sandbox, model):
+        self.cwd, self.sandbox, self.model = cwd, sandbox, model
+        self.sid = ""
+        self.started = False
+        self.n_events = 0
+        self.n_tools = 0
+        self.turn_no = 0
+        self.tools = {}  # (turn_no, item id) -> our tool id
+        self.open = []  # our ids of the tools of this turn not completed yet
+        self.output = {}  # our id -> command output reported so far
+        self.prev = None  # Codex's thread totals at the last turn.completed
+        self.total = None  # sum of the turns' usage
+
+    def emit(self, type_, **fields):
+        self.start_session()
+        self.n_events += 1
+        ev = {"type": type_, "id": "ev-%d" % self.n_events, "sessionId": self.sid, "timestamp": now()}
+        ev.update(fields)
+        write(ev)
+
+    def start_session(self):
+        if self.started:
+            return
+        self.started = True
+        config = {"agentType": "codex", "workingDirectory": self.cwd, "sandboxMode": SANDBOX_MODES[self.sandbox]}
+        if self.model:
+            config["model"] = self.model
+        self.n_events += 1
+        write({"type": "sessionStarted", "id": "ev-%d" % self.n_events, "sessionId": self.sid, "timestamp": now(),
+               "agentType": "codex", "config": config})
+
+    def begin_turn(self):
+        self.turn_no += 1
+        self.open = []
+
+    def text(self, content, role):
+        self.emit("textChunk", content=content, isPartial=False, role=role)
+
+    def line(self, obj):
+        t = obj.get("type")
+        if t == "thread.started":
+            if isinstance(obj.get("thread_id"), str) and not self.sid:
+                self.sid = obj["thread_id"]
+            self.start_session()
+        elif t == "turn.completed":
+            usage = obj.get("usage")
+            if isinstance(usage, dict):
+                self.emit("turnCompleted", usage=self.turn_usage(usage))
+            else:
+                self.emit("turnCompleted")
+        elif t == "turn.failed":
+            self.emit("turnCompleted")
+        elif t == "error":
+            self.text(str(obj.get("message", "")), None)
+        elif t in ("item.started", "item.updated", "item.completed") and isinstance(obj.get("item"), dict):
+            self.item(t, obj["item"])
+
+    def turn_usage(self, u):
+        cur = {k: as_int(u.get(k)) for k in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")}
+        prev = self.prev or {k: 0 for k in cur}
+        self.prev = cur
+        d = {k: cur[k] - prev[k] for k in cur}
+        out = {"inputTokens": d["input_tokens"], "outputTokens": d["output_tokens"], "cachedTokens": d["cached_input_tokens"]}
+        if "reasoning_output_tokens" in u:
+            out["reasoningTokens"] = d["reasoning_output_tokens"]
+        out["totalTokens"] = out["inputTokens"] + out["outputTokens"]
+        if self.total is None:
+            self.total = dict(out)
+        else:
+            for k, v in out.items():
+                self.total[k] = self.total.get(k, 0) + v
+        return out
+
+    def item(self, ev, it):
+        kind = it.get("type")
+        if kind == "agent_message":
+            if ev == "item.completed":
+                self.text(str(it.get("text", "")), "assistant")
+            return
+        if kind == "reasoning":
+            if ev == "item.completed" and str(it.get("text", "")).strip():
+                self.text(str(it["text"]), None)
+            return
+        if kind == "error":
+            if ev == "item.completed":
+                self.text(str(it.get("message", "")), None)
+            return
+        start = tool_start(it)
+        if start is None:
+            return  # an item type this adapter does not know
+        key = (self.turn_no, it.get("id"))
+        tid = self.tools.get(key)
+        if tid is None:
+            self.n_tools += 1
+            tid = self.tools[key] = "t%d" % self.n_tools
+            self.open.append(tid)
+            name, args = start
+            self.emit("toolStarted", toolId=tid, toolName=name, arguments=args)
+        if tid not in self.open:
+            return  # completed already
+        if ev == "item.updated":
+            self.progress(tid, it)
+        elif ev == "item.completed":
+            self.complete(tid, it)
+
+    def progress(self, tid, it):
+        kind = it.get("type")
+        if kind == "command_execution":
+            prev, cur = self.output.get(tid, ""), it.get("aggregated_output") or ""
+            self.output[tid] = cur
+            if cur and cur != prev:
+                self.emit("toolProgress", toolId=tid, output=cur[len(prev):] if cur.startswith(prev) else cur)
+        elif kind == "todo_list" and it.get("items") is not None:
+            self.emit("toolProgress", toolId=tid, output=json.dumps(it["items"], separators=(",", ":")))
+
+    def complete(self, tid, it):
+        self.open.remove(tid)
+        kind, status = it.get("type"), it.get("status")
+        fields = {"toolId": tid, "success": True}
+        if kind == "command_execution":
+            code = it.get("exit_code")
+            fields["result"] = {"stdout": it.get("aggregated_output") or "", "exit_code": code}
+            if status != "completed" or (code or 0) != 0:
+                fields["success"] = False
+                if status == "declined":
+                    fields["error"] = "declined"
+                elif code:
+                    fields["error"] = "exit code %s" % code
+                else:
+                    fields["error"] = "command %s" % status
+        elif kind == "file_change":
+            if status != "completed":
+                fields.update(success=False, error="file change %s" % status)
+            else:
+                for c in it.get("changes") or []:
+                    if isinstance(c, dict):
+                        self.emit("fileChanged", filePath=str(c.get("path", "")), changeType=CHANGE_TYPES.get(c.get("kind"), "modified"))
+        elif kind == "mcp_tool_call":
+            if it.get("result") is not None:
+                fields["result"] = it["result"]
+            err = it.get("error")
+            if err is not None:
+                msg = err.get("message") if isinstance(err, dict) else None
+                fields.update(success=False, error=msg or json.dumps(err))
+            if status not in (None, "", "completed"):
+                fields["success"] = False
+                fields.setdefault("error", "mcp tool call %s" % status)
+        elif kind == "web_search":
+            if it.get("action") is not None:
+                fields["result"] = it["action"]
+        elif kind == "todo_list":
+            fields["result"] = {"items": it.get("items")}
+        elif kind == "collab_tool_call":
+            fields["result"] = {"agents_states": it.get("agents_states")}
+            if status not in (None, "", "completed"):
+                fields.update(success=False, error="collab tool call %s" % status)
+        self.emit("toolCompleted", **fields)
+
+    def end_turn(self, why):
+        """Closes the tools a turn left open (interrupt, crash)."""
+        for tid in list(self.open):
+            self.open.remove(tid)
+            self.emit("toolCompleted", toolId=tid, success=False, error=why)
+
+    def end_session(self, reason, error):
+        fields = {"reason": reason}
+        if error:
+            fields["error"] = error
+        if self.total is not None:
+            fields["finalUsage"] = self.total
+        self.emit("sessionEnded", **fields)
+
+
+def tool_start(it):
+    kind = it.get("type")
+    if kind == "command_execution":
+        return "exec", {"command": it.get("command", "")}
+    if kind == "file_change":
+        return "file_change", {"changes": it.get("changes") or []}
+    if kind == "mcp_tool_call":
+        args = it.get("arguments")
+        return "%s/%s" % (it.get("server", ""), it.get("tool", "")), args if isinstance(args, dict) else {"input": args}
+    if kind == "web_search":
+        return "web_search", {"query": it.get("query", ""), "action": it.get("action")}
+    if kind == "todo_list":
+        return "todo_list", {"items": it.get("items")}
+    if kind == "collab_tool_call":
+        return "collab/%s" % it.get("tool", ""), {"sender_thread_id": it.get("sender_thread_id", ""),
+                                                   "receiver_thread_ids": it.get("receiver_thread_ids"), "prompt": it.get("prompt")}
+    return None
+
+
+class Turn:
+    def __init__(self, cfg, sid, prompt):
+        args = ["exec", "--json", "--skip-git-repo-check", "-s", cfg["sandbox"]]
+        if cfg.get("model"):
+            args += ["-m", cfg["model"]]
+        if sid:
+            args += ["resume", sid]
+        self.feed_stdin = prompt.startswith("-")
+        args.append("-" if self.feed_stdin else prompt)  # a prompt that reads as a flag goes on stdin
+        exe = os.environ.get("CODEX_EXECUTABLE") or shutil.which("codex") or "codex"
+        self.proc = subprocess.Popen([exe] + args, cwd=cfg["cwd"], stdin=subprocess.PIPE if self.feed_stdin else subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE)
+        if self.feed_stdin:
+            try:
+                self.proc.stdin.write(prompt.encode("utf-8"))
+            finally:
+                self.proc.stdin.close()
+        self.terminal, self.failed, self.interrupted, self.closed = False, "", False, False
+        self.timers = []
+        threading.Thread(target=self.pump, daemon=True).start()
+
+    def pump(self):
+        for raw in self.proc.stdout:
+            line = raw.rstrip(b"\r\n")
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line.decode("utf-8", "replace"))
+            except ValueError:
+                log("skipping a line that is not JSON: %r" % line[:120])
+                continue
+            if isinstance(obj, dict):
+                EVENTS.put(("line", self, obj))
+        self.proc.wait()
+        EVENTS.put(("done", self))
+
+    def interrupt(self):
+        if self.interrupted:
+            return
+        self.interrupted = True
+        self.signal(signal.SIGINT)
+        for delay, sig in ((2, signal.SIGTERM), (4, signal.SIGKILL)):
+            t = threading.Timer(delay, EVENTS.put, args=(("escalate", self, sig),))
+            t.daemon = True
+            t.start()
+            self.timers.append(t)
+
+    def signal(self, sig):
+        if self.proc.poll() is None:
+            try:
+                self.proc.send_signal(sig)
+            except ProcessLookupError:
+                pass
+
+    def outcome(self):
+        code = self.proc.returncode
+        if self.closed:
+            return False, "closed during the turn"
+        if self.interrupted:
+            return False, "interrupted"
+        if self.failed:
+            return False, self.failed
+        if code is not None and code < 0:
+            return False, "codex was killed by signal %d" % -code
+        if code != 0:
+            return False, "codex exited with code %s" % code
+        if not self.terminal:
+            return False, "codex exited without turn.completed"
+        return True, ""
+
+
+def main():
+    record("hello", profile="unified", agents=["codex"], supports=["multi_turn", "resume", "interrupt"], name=NAME, version="1")
+    threading.Thread(target=read_commands, daemon=True).start()
+    signal.signal(signal.SIGINT, lambda *_: EVENTS.put(("cmd", {"op": "interrupt"})))  # signal mode
+    cfg, tr, turn, pending, closing = None, None, None, [], False
+    last = ("completed", "")  # the last turn's outcome, for sessionEnded
+    while True:
+        msg = EVENTS.get()
+        kind = msg[0]
+        if kind == "line":
+            _, t, obj = msg
+            typ = obj.get("type")
+            if typ == "thread.started" and isinstance(obj.get("thread_id"), str):
+                cfg["sid"] = obj["thread_id"]
+            elif typ == "turn.completed":
+                t.terminal = True
+            elif typ == "turn.failed":
+                t.terminal = True
+                err = obj.get("error")
+                t.failed = (err.get("message") if isinstance(err, dict) else "") or "turn failed"
+            tr.line(obj)
+            continue
+        if kind == "escalate":
+            _, t, sig = msg
+            t.signal(sig)
+            continue
+        if kind == "done":
+            t = msg[1]
+            for timer in t.timers:
+                timer.cancel()
+            ok, error = t.outcome()
+            if not t.terminal or t.interrupted:
+                tr.end_turn("interrupted" if t.interrupted else "the turn ended before the tool completed")
+            last = ("completed", "") if ok else ("cancelled" if t.interrupted else "failed", error)
+            fields = {"ok": ok, "session_id": cfg["sid"]}
+            if not ok:
+                fields["error"] = error
+            record("turn_end", **fields)
+            turn = None
+            if closing:
+                break
+            if pending:
+                tr.begin_turn()
+                turn = Turn(cfg, cfg["sid"], pending.pop(0))
+            continue
+        cmd = msg[1]
+        op = cmd["op"]
+        if op == "start":
+            if cfg is not None:
+                log("start: a session is already running; ignored")
+            elif cmd.get("agent") != "codex":
+                record("turn_end", ok=False, error="%s drives codex only, not %r" % (NAME, cmd.get("agent")), session_id="")
+            else:
+                cfg = {"cwd": cmd.get("cwd") or os.getcwd(), "sandbox": sandbox_of(cmd.get("permission")), "model": cmd.get("model") or "",
+                       "sid": cmd.get("resume") or ""}
+                tr = Translator(cfg["cwd"], cfg["sandbox"], cfg["model"])
+                tr.sid = cfg["sid"]
+                tr.begin_turn()
+                turn = Turn(cfg, cfg["sid"], cmd.get("prompt") or "")
+        elif op == "send":
+            if cfg is None:
+                record("turn_end", ok=False, error="send before start", session_id="")
+            elif turn is not None:
+                pending.append(cmd.get("prompt") or "")
+            else:
+                tr.begin_turn()
+                turn = Turn(cfg, cfg["sid"], cmd.get("prompt") or "")
+        elif op == "interrupt":
+            if turn is not None:
+                turn.interrupt()
+            else:
+                log("interrupt: no running turn; ignored")
+        elif op == "close":
+            if closing:
+                continue
+            closing, pending = True, []
+            if turn is None:
+                break
+            if turn.proc.poll() is None:
+                # The caller is gone: stop the CLI; "done" reports the turn.
+                turn.closed = not turn.interrupted
+                turn.interrupt()
+    if tr is not None:
+        tr.end_session(*last)
+    record("end", ok=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
