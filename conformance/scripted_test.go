@@ -1,0 +1,140 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// scriptedAdapter is one adapter of testdata/adapters (Node or Python,
+// so that it spawns, signals and reads as those runtimes do), the cases
+// that show what it does, and every finding a correct judge gives there:
+// the buggy ones must be caught by the check that names their bug, the
+// correct-but-unusual ones must pass.
+type scriptedAdapter struct {
+	file  string
+	cases []string
+	want  map[string]Verdict
+}
+
+// lostTail is what lost-tail.py loses on a normal turn: the CLI's last
+// line (its terminal event, so the usage with it), and for Codex the final
+// answer too.
+func lostTail(c string, answer bool) map[string]Verdict {
+	m := merge(each([]string{c}, Fail, "lifecycle/ending-delivered", "lossless/usage"), each([]string{c}, Informational, "lossless/events"))
+	if answer {
+		m[c+" lossless/text"] = Fail
+	}
+	return m
+}
+
+var scriptedAdapters = []scriptedAdapter{
+	// Issue class: a CLI left running. The adapter sends one SIGTERM and
+	// exits without waiting; the CLI ignores SIGTERM and is still running
+	// after the adapter's exit, in the adapter's own process group.
+	{file: "orphan-sigterm.mjs", cases: []string{"codex/single-tool/ignores-sigterm", "gemini/single-tool/ignores-sigterm", "codex/interrupt", "codex/plain-text"},
+		want: each([]string{"codex/single-tool/ignores-sigterm", "gemini/single-tool/ignores-sigterm"}, Fail, "lifecycle/reaps-cli", "interrupt/escalates")},
+	// An interrupt claimed and never passed on: the CLI is only killed at
+	// close, which must not count.
+	{file: "ignores-cancel.py", cases: []string{"codex/single-tool/interrupt-after-2", "gemini/single-tool/interrupt-after-2", "claude/single-tool/interrupt-after-2", "codex/plain-text"},
+		want: each([]string{"codex/single-tool/interrupt-after-2", "gemini/single-tool/interrupt-after-2", "claude/single-tool/interrupt-after-2"}, Fail, "interrupt/passed-on")},
+	// The end of a turn lost, the turn reported ok.
+	{file: "lost-tail.py", cases: []string{"codex/plain-text", "codex/single-tool", "claude/plain-text", "gemini/plain-text", "codex/single-tool/exit-0-no-terminal"},
+		want: merge(lostTail("codex/plain-text", true), lostTail("codex/single-tool", true),
+			lostTail("claude/plain-text", false), lostTail("gemini/plain-text", false),
+			each([]string{"codex/single-tool/exit-0-no-terminal"}, Fail, "lifecycle/reports-failure"))},
+	// A CLI that goes on writing after SIGINT crashes an adapter that
+	// closed its stream at the interrupt.
+	{file: "closed-stream.mjs", cases: []string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt", "codex/interrupt"},
+		want: each([]string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt"}, Crash,
+			"output/hello", "output/valid", "output/records", "invocation/flags", "invocation/stdin-closed", "invocation/prompt",
+			"interrupt/passed-on", "interrupt/cancelled-ending", "lifecycle/ends-stream", "lifecycle/reaps-cli", "lifecycle/no-stray-process", "lifecycle/ending-delivered")},
+
+	// Correct adapters the judge once failed.
+	// Names, ids and result shapes of its own (unified profile).
+	{file: "unified-renamed.py", cases: []string{"codex/single-tool", "codex/multi-tool", "codex/tool-error", "codex/file-change", "codex/multi-turn", "codex/todo-list"}},
+	// Re-serialised events (empty values dropped) and events of its own.
+	{file: "native-reserialise.mjs", cases: []string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "claude/interrupt", "codex/interrupt"},
+		want: merge(each([]string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool"}, Informational, "lossless/events"))},
+	// Text and JSON output modes.
+	{file: "text-mode.py", cases: []string{"gemini/plain-text", "gemini/interrupt", "claude/plain-text", "claude/interrupt", "gemini/single-tool/line-65536", "gemini/single-tool/exit-0-no-terminal", "claude/multi-tool"}},
+	// Hands nothing on before the turn is over, and is interrupted all the same.
+	{file: "non-streaming.py", cases: []string{"codex/interrupt", "codex/single-tool/ignores-sigterm", "codex/single-tool"}},
+	// Declares nothing: never sent send or interrupt.
+	{file: "single-turn.py", cases: []string{"codex/multi-turn", "codex/interrupt", "codex/plain-text"}},
+	// A 1 MiB line limit with a clear error above it.
+	{file: "ladder-limit.py", cases: []string{"codex/single-tool/line-1048576", "codex/single-tool/line-1048577", "codex/single-tool/line-8388608"}},
+}
+
+// interpreter returns the command that runs a script adapter, or skips
+// the test when it cannot run here (under CI=true it fails instead: CI
+// must never pass by skipping them).
+func interpreter(t *testing.T, file string) []string {
+	t.Helper()
+	name := "python3"
+	if strings.HasSuffix(file, ".mjs") {
+		name = "node"
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true, so the scripted adapters must run, but %s is not on PATH", name)
+		}
+		t.Skipf("%s is not on PATH", name)
+	}
+	abs, err := filepath.Abs(filepath.Join("testdata", "adapters", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{path, abs}
+}
+
+// TestScriptedAdapters proves the judge on adapters written in Node and
+// Python: each buggy one is caught by exactly the checks that name its
+// bug, each correct one passes (informational records aside). The runs
+// mostly wait, so they all go at once; the subtests judge them one by one.
+func TestScriptedAdapters(t *testing.T) {
+	t.Parallel()
+	type outcome struct {
+		res  *Results
+		err  error
+		skip string
+	}
+	outcomes := make([]outcome, len(scriptedAdapters))
+	var wg sync.WaitGroup
+	for i, sa := range scriptedAdapters {
+		argv := interpreter(t, sa.file)
+		cases := pickCases(t, sa.cases...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := Adapter{Name: sa.file, Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, argv[0], argv[1:]...) }}
+			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: a, Cases: cases, Jobs: 3, WorkDir: t.TempDir()})
+		}()
+	}
+	wg.Wait()
+	for i, sa := range scriptedAdapters {
+		t.Run(sa.file, func(t *testing.T) {
+			o := outcomes[i]
+			if o.err != nil {
+				t.Fatalf("Run: %v", o.err)
+			}
+			if len(o.res.Cases) != len(sa.cases) {
+				t.Fatalf("%d cases ran, want %d", len(o.res.Cases), len(sa.cases))
+			}
+			want := sa.want
+			if want == nil {
+				want = map[string]Verdict{}
+			}
+			if d := cmp.Diff(want, findings(o.res)); d != "" {
+				t.Errorf("findings (-want +got):\n%s\n%s", d, details(o.res, want))
+			}
+		})
+	}
+}
