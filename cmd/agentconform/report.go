@@ -393,8 +393,9 @@ func inGitHubActions() bool { return os.Getenv("GITHUB_ACTIONS") == "true" }
 const publishUsage = `Usage: agentconform report publish [flags]
 
 Regenerates the published example in reports/examples: runs the reference
-adapters against the fake CLIs (every case), adds the official SDK drivers'
-results found there (sdk-*.json), and writes reference.json, index.md and
+adapters against the fake CLIs (every case), adds the results of the official
+SDK drivers (sdk-*.json) and of the zoo of published third-party adapters
+(zoo-*.json) found there, and writes reference.json, index.md and
 index.html. Paths of this machine (the temporary work directory, this
 executable) are replaced by placeholders. Run it from the repository root:
 
@@ -439,7 +440,10 @@ func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	}
 	all := reports.Join(ref)
 	sdk, _ := filepath.Glob(filepath.Join(*dir, "sdk-*.json"))
+	zoo, _ := filepath.Glob(filepath.Join(*dir, "zoo-*.json"))
 	sort.Strings(sdk)
+	sort.Strings(zoo)
+	sdk = append(sdk, zoo...)
 	for _, p := range sdk {
 		d, err := reports.ReadResultsFile(p)
 		if err != nil {
@@ -453,8 +457,8 @@ func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	for _, r := range all.Runs {
 		names = append(names, r.Meta.Adapter)
 	}
-	intro := "What agentconform finds, before you install it: the reference adapters (conformance/reference) and the drivers of the official SDKs (conformance/drivers) run against the fake CLIs, every fixture, every check. Regenerate with: go run ./cmd/agentconform report publish"
-	title := "agentconform: reference adapters and official SDKs"
+	intro := "What agentconform finds, before you install it: the reference adapters (conformance/reference), the official SDKs and a zoo of published third-party adapters (conformance/drivers, each behind a thin driver; every finding triaged in conformance/drivers/TRIAGE.md) run against the fake CLIs, every fixture, every check. Regenerate with: AGENTCONFORM_PUBLISH=1 go test ./e2e -run 'TestSDKBattery|TestZoo', then go run ./cmd/agentconform report publish"
+	title := "agentconform: compatibility of the reference adapters, the official SDKs and published adapters"
 	if err := writeReportFile(filepath.Join(*dir, "index.html"), func(w io.Writer) error {
 		return reports.WriteResultsHTML(w, all, reports.HTMLOptions{Title: title, Intro: intro})
 	}); err != nil {
