@@ -899,8 +899,9 @@ type userBody struct {
 }
 
 // rejectedResultBlock is the tool_result of a tool stopped by an
-// interrupt, in the real CLI's key order for it (observed on 2.1.329 and
-// 2.1.331: type first, tool_use_id last, unlike a completed tool's).
+// interrupt, in the real CLI's key order for an is_error tool_result
+// (observed on 2.1.329 and 2.1.331: type first, tool_use_id last, unlike
+// a successful tool's).
 type rejectedResultBlock struct {
 	Type      string `json:"type"`
 	Content   string `json:"content"`
