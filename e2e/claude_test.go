@@ -198,18 +198,22 @@ func claudeInterrupt(t *testing.T, mode string) {
 	// What the CLI writes on an interrupt request during a tool
 	// (protocols.md §1.5), made up by the fake after line 7: the receipt,
 	// the tool's error result and "[Request interrupted by user for tool
-	// use]" (the shapes of the fixture's SIGINT branch, lines 17 and 18),
-	// and the turn's result (line 13) made an error_during_execution /
-	// aborted_tools result without "result" (the errors of line 19).
-	toolResult := fixtureEvent(t, steps, 17)
+	// use]" (the shapes of the fixture's SIGINT branch, lines 18 and 19),
+	// and the turn's result (line 14) made an error_during_execution /
+	// aborted_tools result without "result", api_error_status or the time
+	// to first token, as a real 2.1.329 error result (the errors of line
+	// 20).
+	toolResult := fixtureEvent(t, steps, 18)
 	toolResult["uuid"], toolResult["timestamp"] = anyUUID, anyTimestamp
-	interrupted := fixtureEvent(t, steps, 18)
+	interrupted := fixtureEvent(t, steps, 19)
 	interrupted["uuid"], interrupted["timestamp"] = anyUUID, anyTimestamp
-	result := fixtureEvent(t, steps, 13)
-	delete(result, "result")
+	result := fixtureEvent(t, steps, 14)
+	for _, k := range []string{"result", "api_error_status", "ttft_ms", "ttft_stream_ms", "time_to_request_ms"} {
+		delete(result, k)
+	}
 	for k, v := range map[string]any{"subtype": "error_during_execution", "is_error": true, "duration_ms": anyMS,
 		"stop_reason": "tool_use", "terminal_reason": "aborted_tools", "uuid": anyUUID,
-		"errors": fixtureEvent(t, steps, 19)["errors"]} {
+		"errors": fixtureEvent(t, steps, 20)["errors"]} {
 		result[k] = v
 	}
 	samePath(t, procs, []int{3, 5, 6, 7, 0, 0, 0, 0})
@@ -260,8 +264,9 @@ func hasBlock(ev map[string]any, typ string) bool {
 
 // permissionCase runs a permission fixture with the driver's canUseTool
 // answering the given way, and checks the path (allow: the tool runs;
-// deny: permission_denied and an error tool_result) and the answer on
-// stdin.
+// deny: an error tool_result, with no permission_denied, which the real
+// CLI writes only for a denial it decided without asking) and the answer
+// on stdin.
 func permissionCase(t *testing.T, fx, answer string, path []int) {
 	r := startRun(t, claudeSDK, fakecli.Options{Fixture: fx})
 	turns, p := claudeSession(t, r, map[string]any{"permission": answer}, "Create created.txt")
@@ -296,7 +301,7 @@ func TestClaudeSDKPermissionAllow(t *testing.T) {
 
 func TestClaudeSDKPermissionDeny(t *testing.T) {
 	t.Parallel()
-	permissionCase(t, "claude/permission-deny", "deny", []int{3, 5, 6, 7, 8, 12, 13, 14, 15})
+	permissionCase(t, "claude/permission-deny", "deny", []int{3, 5, 6, 7, 8, 13, 14, 15})
 }
 
 // TestClaudeSDKResume resumes a session in a new process: the SDK passes
