@@ -788,7 +788,7 @@ func (c *claudeState) control(e *engine, m *stdinMsg) flow {
 		if payload == nil {
 			b, err := marshalJSON(defaultInitialize{Commands: []any{}, Agents: []any{}, OutputStyle: "default",
 				AvailableOutputStyles: []string{"default"},
-				Models:                []any{map[string]any{"value": "default", "displayName": "Default (recommended)", "description": "Use the default model"}},
+				Models:                []any{modelEntry{Value: "default", DisplayName: "Default (recommended)", Description: "Use the default model"}},
 				Account:               map[string]any{}})
 			if err != nil {
 				return flowNone
@@ -858,6 +858,14 @@ type defaultInitialize struct {
 	AvailableOutputStyles []string       `json:"available_output_styles"`
 	Models                []any          `json:"models"`
 	Account               map[string]any `json:"account"`
+}
+
+// modelEntry is one initialize models entry (value, displayName and
+// description come in this order in a real 2.1.331 answer).
+type modelEntry struct {
+	Value       string `json:"value"`
+	DisplayName string `json:"displayName"`
+	Description string `json:"description"`
 }
 
 type sessionState struct {

@@ -557,7 +557,7 @@ func TestClaudeKeyOrder(t *testing.T) {
 	// second initialize) and the default one (no payload recorded).
 	for _, tc := range []struct{ fixture, prefix string }{
 		{"claude/multi-turn", `{"commands":[{"name":"deep-research",`},
-		{"claude/plain-text", `{"commands":[],"agents":[],"output_style":"default","available_output_styles":["default"],"models":[`},
+		{"claude/plain-text", `{"commands":[],"agents":[],"output_style":"default","available_output_styles":["default"],"models":[{"value":"default","displayName":`},
 	} {
 		f := fakecli.Start(t, fakecli.Options{Fixture: tc.fixture})
 		l := startFake(t, f, "claude", claudeStream, cmdOpts{})
