@@ -358,10 +358,11 @@ type claudeState struct {
 	// system/init or the "requesting" status.
 	pendingEcho string
 
-	// states: CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS is set, so
+	// states: CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS (or
+	// CLAUDE_CODE_SDK_READS_SESSION_STATE, then hostOnly) is set, so
 	// system/session_state_changed lines are written; synthStates: the
 	// transcript records none, so the fake writes them itself.
-	states, synthStates bool
+	states, hostOnly, synthStates bool
 
 	// partialSynth: --include-partial-messages was given and the
 	// transcript records no partial messages, so the fake makes them from
@@ -379,8 +380,18 @@ type claudeState struct {
 
 func newClaudeState(p *proc, e *engine, f *claudeFlags, sid string, rng *rand.Rand, version string) *claudeState {
 	c := &claudeState{p: p, flags: f, streamIn: f.inputFormat == "stream-json", sessionID: sid, rng: rng,
-		permMode: f.permissionMode, answeredTools: map[string]bool{}, version: version,
-		states: envTrue(p.env("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS"))}
+		permMode: f.permissionMode, answeredTools: map[string]bool{}, version: version}
+	// The real CLI (2.1.329, 2.1.331) writes session state changes when
+	// CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS is true, else, marked
+	// "sdk_host_only": true, when CLAUDE_CODE_SDK_READS_SESSION_STATE is
+	// (the TypeScript SDK sets that one when it spawns the CLI, reads the
+	// lines to end a run and hands them to nobody).
+	switch {
+	case envTrue(p.env("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS")):
+		c.states = true
+	case envTrue(p.env("CLAUDE_CODE_SDK_READS_SESSION_STATE")):
+		c.states, c.hostOnly = true, true
+	}
 	c.lines = make([]claudeLine, len(e.steps))
 	recordedPartial, recordedStates := false, false
 	for i := range e.steps {
@@ -500,7 +511,7 @@ func (c *claudeState) state(e *engine, state string) flow {
 		return flowNone
 	}
 	return c.emit(e, sessionState{Type: "system", Subtype: "session_state_changed", State: state,
-		UUID: newUUID(c.rng), SessionID: c.sessionID})
+		SDKHostOnly: c.hostOnly, UUID: newUUID(c.rng), SessionID: c.sessionID})
 }
 
 // afterOut tracks turns, open tools and pending permission requests, and
@@ -869,11 +880,12 @@ type modelEntry struct {
 }
 
 type sessionState struct {
-	Type      string `json:"type"`
-	Subtype   string `json:"subtype"`
-	State     string `json:"state"`
-	UUID      string `json:"uuid"`
-	SessionID string `json:"session_id"`
+	Type        string `json:"type"`
+	Subtype     string `json:"subtype"`
+	State       string `json:"state"`
+	SDKHostOnly bool   `json:"sdk_host_only,omitempty"`
+	UUID        string `json:"uuid"`
+	SessionID   string `json:"session_id"`
 }
 
 type replayMessage struct {

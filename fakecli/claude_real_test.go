@@ -260,12 +260,40 @@ func TestClaudeSessionStateEvents(t *testing.T) {
 			}
 			validStream(t, r.stdout)
 
-			// Without the variable: none.
-			r, _ = driveFixture(t, name, nil, []string{"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS="}, isStateLine)
+			// Without the variables: none.
+			r, _ = driveFixture(t, name, nil, []string{"CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=", "CLAUDE_CODE_SDK_READS_SESSION_STATE="}, isStateLine)
 			if strings.Contains(r.stdout, "session_state_changed") {
 				t.Errorf("session_state_changed without the variable:\n%s", r.stdout)
 			}
 		})
+	}
+}
+
+// TestClaudeSessionStateForSDK pins the other way to get session state
+// lines: the TypeScript SDK (sdk.mjs, 0.3.329) starts the CLI with
+// CLAUDE_CODE_SDK_READS_SESSION_STATE=1 unless its caller set it, and the
+// real CLI (2.1.329) then writes the same lines with "sdk_host_only":true
+// after state (the bundled JS: CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS wins,
+// else CLAUDE_CODE_SDK_READS_SESSION_STATE adds sdk_host_only). The SDK
+// reads them to end a run and hands them to nobody.
+func TestClaudeSessionStateForSDK(t *testing.T) {
+	state := func(s, extra string) *regexp.Regexp {
+		return regexp.MustCompile(`^\{"type":"system","subtype":"session_state_changed","state":"` + s + `",` + extra + `"uuid":"[0-9a-f-]{36}","session_id":"c5907e5e-8778-4735-ac77-e85e5e09d2db"\}$`)
+	}
+	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/plain-text"})
+	for _, tc := range []struct {
+		env   []string
+		extra string
+	}{
+		{[]string{"CLAUDE_CODE_SDK_READS_SESSION_STATE=1", "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS="}, `"sdk_host_only":true,`},
+		{[]string{"CLAUDE_CODE_SDK_READS_SESSION_STATE=1", "CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS=true"}, ""},
+	} {
+		r := runFake(t, f, "claude", claudeStream, cmdOpts{stdin: user("hello") + "\n", env: tc.env})
+		all := lines(r.stdout)
+		if r.code != 0 || len(all) != 5 || !state("running", tc.extra).MatchString(all[0]) || kindOf(all[1]) != "system/init" ||
+			kindOf(all[3]) != "result/success" || !state("idle", tc.extra).MatchString(all[4]) {
+			t.Errorf("%v: exit %d\n%s", tc.env, r.code, r.stdout)
+		}
 	}
 }
 
