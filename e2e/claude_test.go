@@ -118,9 +118,10 @@ func TestClaudeSDKPlainText(t *testing.T) {
 	checkTurnEnd(t, turns[0].end, true, tr.Header.SessionID)
 
 	// A print-mode capture: the fake answers initialize itself (line 0),
-	// then replays init, the assistant text and the result.
-	samePath(t, []*cliProcess{p}, []int{0, 2, 3, 4})
-	sameEvents(t, claudeSDK, wantEvents(t, fx, []*cliProcess{p}, []synthetic{{control: "control_response"}}, claudeView), events(turns))
+	// then replays init, the assistant text and the result, between the
+	// session states it writes for the SDK (hostState).
+	samePath(t, []*cliProcess{p}, []int{0, 0, 2, 3, 4, 0})
+	sameEvents(t, claudeSDK, wantEvents(t, fx, []*cliProcess{p}, []synthetic{{control: "control_response"}, hostState, hostState}, claudeView), events(turns))
 	checkClaudeProcess(t, r, p, claudeArgv(), []any{initializeRequest, userLine("hello")})
 }
 
@@ -135,8 +136,8 @@ func TestClaudeSDKSingleTool(t *testing.T) {
 	// The text and tool_use blocks of one API message come as two
 	// assistant messages, then the tool_result, the answer, the result: the
 	// SDK neither merges nor reorders them.
-	samePath(t, []*cliProcess{p}, []int{0, 2, 3, 4, 5, 6, 7})
-	sameEvents(t, claudeSDK, wantEvents(t, fx, []*cliProcess{p}, []synthetic{{control: "control_response"}}, claudeView), events(turns))
+	samePath(t, []*cliProcess{p}, []int{0, 0, 2, 3, 4, 5, 6, 7, 0})
+	sameEvents(t, claudeSDK, wantEvents(t, fx, []*cliProcess{p}, []synthetic{{control: "control_response"}, hostState, hostState}, claudeView), events(turns))
 	checkClaudeProcess(t, r, p, claudeArgv(), []any{initializeRequest, userLine("run echo hi")})
 }
 
@@ -152,8 +153,8 @@ func TestClaudeSDKMultiTurn(t *testing.T) {
 
 	// One process for both turns: the second user message goes to the same
 	// stdin, and each turn has its own init and result.
-	samePath(t, []*cliProcess{p}, []int{3, 5, 6, 7, 9, 10, 11})
-	want := wantEvents(t, fx, []*cliProcess{p}, nil, claudeView)
+	samePath(t, []*cliProcess{p}, []int{3, 0, 5, 6, 7, 0, 0, 9, 10, 11, 0})
+	want := wantEvents(t, fx, []*cliProcess{p}, []synthetic{hostState, hostState, hostState, hostState}, claudeView)
 	sameEvents(t, claudeSDK, want, events(turns))
 	if len(turns[0].events) != 3 || len(turns[1].events) != 3 {
 		t.Errorf("events per turn = %d, %d; want 3, 3 (init, assistant, result)", len(turns[0].events), len(turns[1].events))
@@ -198,23 +199,27 @@ func claudeInterrupt(t *testing.T, mode string) {
 	// What the CLI writes on an interrupt request during a tool
 	// (protocols.md §1.5), made up by the fake after line 7: the receipt,
 	// the tool's error result and "[Request interrupted by user for tool
-	// use]" (the shapes of the fixture's SIGINT branch, lines 17 and 18),
-	// and the turn's result (line 13) made an error_during_execution /
-	// aborted_tools result without "result" (the errors of line 19).
-	toolResult := fixtureEvent(t, steps, 17)
+	// use]" (the shapes of the fixture's SIGINT branch, lines 18 and 19),
+	// and the turn's result (line 14) made an error_during_execution /
+	// aborted_tools result without "result", api_error_status or the time
+	// to first token, as a real 2.1.329 error result (the errors of line
+	// 20).
+	toolResult := fixtureEvent(t, steps, 18)
 	toolResult["uuid"], toolResult["timestamp"] = anyUUID, anyTimestamp
-	interrupted := fixtureEvent(t, steps, 18)
+	interrupted := fixtureEvent(t, steps, 19)
 	interrupted["uuid"], interrupted["timestamp"] = anyUUID, anyTimestamp
-	result := fixtureEvent(t, steps, 13)
-	delete(result, "result")
+	result := fixtureEvent(t, steps, 14)
+	for _, k := range []string{"result", "api_error_status", "ttft_ms", "ttft_stream_ms", "time_to_request_ms"} {
+		delete(result, k)
+	}
 	for k, v := range map[string]any{"subtype": "error_during_execution", "is_error": true, "duration_ms": anyMS,
 		"stop_reason": "tool_use", "terminal_reason": "aborted_tools", "uuid": anyUUID,
-		"errors": fixtureEvent(t, steps, 19)["errors"]} {
+		"errors": fixtureEvent(t, steps, 20)["errors"]} {
 		result[k] = v
 	}
-	samePath(t, procs, []int{3, 5, 6, 7, 0, 0, 0, 0})
+	samePath(t, procs, []int{3, 0, 5, 6, 7, 0, 0, 0, 0, 0})
 	sameEvents(t, claudeSDK, wantEvents(t, fx, procs, []synthetic{
-		{control: "control_response"}, {event: toolResult}, {event: interrupted}, {event: result},
+		hostState, {control: "control_response"}, {event: toolResult}, {event: interrupted}, {event: result}, hostState,
 	}, claudeView), events(turns))
 	if te.obj["error"] != "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use" {
 		t.Errorf("turn_end error = %v, want the result's errors", te.obj["error"])
@@ -260,8 +265,9 @@ func hasBlock(ev map[string]any, typ string) bool {
 
 // permissionCase runs a permission fixture with the driver's canUseTool
 // answering the given way, and checks the path (allow: the tool runs;
-// deny: permission_denied and an error tool_result) and the answer on
-// stdin.
+// deny: an error tool_result, with no permission_denied, which the real
+// CLI writes only for a denial it decided without asking) and the answer
+// on stdin.
 func permissionCase(t *testing.T, fx, answer string, path []int) {
 	r := startRun(t, claudeSDK, fakecli.Options{Fixture: fx})
 	turns, p := claudeSession(t, r, map[string]any{"permission": answer}, "Create created.txt")
@@ -269,7 +275,7 @@ func permissionCase(t *testing.T, fx, answer string, path []int) {
 	checkTurnEnd(t, turns[0].end, true, tr.Header.SessionID)
 
 	samePath(t, []*cliProcess{p}, path)
-	sameEvents(t, claudeSDK, wantEvents(t, fx, []*cliProcess{p}, nil, claudeView), events(turns))
+	sameEvents(t, claudeSDK, wantEvents(t, fx, []*cliProcess{p}, []synthetic{hostState, hostState, hostState, hostState}, claudeView), events(turns))
 
 	// The can_use_tool request (line 8) went to canUseTool, never to the
 	// caller; the SDK wrote its answer with the request's id. On allow it
@@ -291,12 +297,12 @@ func permissionCase(t *testing.T, fx, answer string, path []int) {
 
 func TestClaudeSDKPermissionAllow(t *testing.T) {
 	t.Parallel()
-	permissionCase(t, "claude/permission-allow", "allow", []int{3, 5, 6, 7, 8, 12, 13, 14})
+	permissionCase(t, "claude/permission-allow", "allow", []int{3, 0, 5, 6, 7, 0, 8, 0, 12, 13, 14, 0})
 }
 
 func TestClaudeSDKPermissionDeny(t *testing.T) {
 	t.Parallel()
-	permissionCase(t, "claude/permission-deny", "deny", []int{3, 5, 6, 7, 8, 12, 13, 14, 15})
+	permissionCase(t, "claude/permission-deny", "deny", []int{3, 0, 5, 6, 7, 0, 8, 0, 13, 14, 15, 0})
 }
 
 // TestClaudeSDKResume resumes a session in a new process: the SDK passes
@@ -313,8 +319,8 @@ func TestClaudeSDKResume(t *testing.T) {
 	r := startRun(t, claudeSDK, fakecli.Options{Fixture: fx, Sessions: sessions})
 	turns, p := claudeSession(t, r, map[string]any{"resume": sid}, "hello again")
 	checkTurnEnd(t, turns[0].end, true, sid)
-	samePath(t, []*cliProcess{p}, []int{0, 2, 3, 4})
-	sameEvents(t, claudeSDK, wantEvents(t, fx, []*cliProcess{p}, []synthetic{{control: "control_response"}}, claudeView), events(turns))
+	samePath(t, []*cliProcess{p}, []int{0, 0, 2, 3, 4, 0})
+	sameEvents(t, claudeSDK, wantEvents(t, fx, []*cliProcess{p}, []synthetic{{control: "control_response"}, hostState, hostState}, claudeView), events(turns))
 	checkClaudeProcess(t, r, p, claudeArgv("--resume="+sid), []any{initializeRequest, userLine("hello again")})
 	if !strings.HasPrefix(p.start.Transcript, "claude/") {
 		t.Errorf("the resumed process replays %q", p.start.Transcript)

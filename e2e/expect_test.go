@@ -23,6 +23,15 @@ import (
 // test (synthetic), in the order the fake writes them.
 
 // synthetic is one line a fake wrote without a transcript step.
+// hostState is a system/session_state_changed line marked
+// "sdk_host_only": the TypeScript SDK starts the CLI with
+// CLAUDE_CODE_SDK_READS_SESSION_STATE=1 (sdk.mjs), and the real CLI then
+// writes "running" first in each turn (before system/init),
+// "requires_action" and "running" around a can_use_tool request, and
+// "idle" after each result; the SDK reads them to end a run and hands them
+// to nobody.
+var hostState = synthetic{control: "session_state_changed"}
+
 type synthetic struct {
 	// control is the type of a control message, which the SDK consumes
 	// and never hands on ("control_response" ...).

@@ -96,8 +96,8 @@ func TestClaudeSDKOddLines(t *testing.T) {
 	r := startRun(t, claudeSDK, fakecli.Options{Transcript: path})
 	turns, p := claudeSession(t, r, nil, "hello")
 	checkTurnEnd(t, turns[0].end, true, tr.Header.SessionID)
-	samePath(t, []*cliProcess{p}, []int{0, 2, 3, 4, 5, 6, 7, 8, 9})
-	want := wantEventsOf(t, tr, []*cliProcess{p}, []synthetic{{control: "control_response"}}, claudeView)
+	samePath(t, []*cliProcess{p}, []int{0, 0, 2, 3, 4, 5, 6, 7, 8, 9, 0})
+	want := wantEventsOf(t, tr, []*cliProcess{p}, []synthetic{{control: "control_response"}, hostState, hostState}, claudeView)
 	if len(want) != 4 || want[0].(map[string]any)["type"] != "agentconform_unknown_event" {
 		t.Fatalf("the expectation should be the unknown event and the fixture's three: %v", want)
 	}
@@ -219,7 +219,7 @@ func ladderCase(t *testing.T, s sdk, fx, agent, prompt string, view sdkView, syn
 
 func TestClaudeSDKLineOver1MiB(t *testing.T) {
 	t.Parallel()
-	ladderCase(t, claudeSDK, "claude/plain-text", "claude", "hello", claudeView, []synthetic{{control: "control_response"}},
+	ladderCase(t, claudeSDK, "claude/plain-text", "claude", "hello", claudeView, []synthetic{{control: "control_response"}, hostState, hostState},
 		func(ev map[string]any) (map[string]any, string) {
 			if ev["type"] != "assistant" {
 				return nil, ""
@@ -362,7 +362,7 @@ func TestSDKsCLIDiesMidTurn(t *testing.T) {
 		synth         []synthetic
 	}{
 		{claudeSDK, "claude/single-tool", "claude", "run echo hi", "Claude Code process terminated by signal SIGKILL",
-			claudeView, []synthetic{{control: "control_response"}}},
+			claudeView, []synthetic{{control: "control_response"}, hostState}},
 		{codexSDK, "codex/single-tool", "codex", "Run `echo hi` and tell me what it printed.", "Codex Exec exited with signal SIGKILL: ",
 			codexView, nil},
 	} {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -157,7 +158,7 @@ func runClaude(p *proc) int {
 	if recID != "" && sid != recID {
 		eng.rewriteFrom, eng.rewriteTo = recID, sid
 	}
-	c := newClaudeState(p, eng, &f, sid, rng)
+	c := newClaudeState(p, eng, &f, sid, rng, t.Header.CLIVersion)
 	eng.c = c
 	if streamIn {
 		eng.in = readLines(p.stdin, p.start)
@@ -236,12 +237,20 @@ const (
 	kindCanUseTool
 	kindControlResponse
 	kindPartial // stream_event, and system/status "requesting"
+	kindSessionState
+	kindPermissionDenied
 )
 
 // claudeLine is what the fake needs to know about one stdout step.
 type claudeLine struct {
 	kind  claudeKind
-	tools []string // tool_use ids (assistant) or tool_result ids (user)
+	tools []string // tool_use ids (assistant) or tool_result ids (user); the denied tool (permission_denied)
+	// preEcho marks the lines the real CLI writes before its echo of the
+	// turn's user message (--replay-user-messages): system/init and the
+	// "requesting" status.
+	preEcho bool
+	// isError is a result's is_error.
+	isError bool
 }
 
 func classifyClaude(text string) claudeLine {
@@ -253,6 +262,7 @@ func classifyClaude(text string) claudeLine {
 	switch obj["type"] {
 	case "result":
 		cl.kind = kindResult
+		cl.isError = obj["is_error"] == true
 	case "assistant", "user":
 		cl.kind = kindAssistant
 		want := "tool_use"
@@ -284,8 +294,21 @@ func classifyClaude(text string) claudeLine {
 	case "stream_event":
 		cl.kind = kindPartial
 	case "system":
-		if obj["subtype"] == "status" && obj["status"] == "requesting" {
-			cl.kind = kindPartial
+		switch obj["subtype"] {
+		case "status":
+			if obj["status"] == "requesting" {
+				cl.kind = kindPartial
+				cl.preEcho = true
+			}
+		case "init":
+			cl.preEcho = true
+		case "session_state_changed":
+			cl.kind = kindSessionState
+		case "permission_denied":
+			cl.kind = kindPermissionDenied
+			if id, ok := obj["tool_use_id"].(string); ok {
+				cl.tools = []string{id}
+			}
 		}
 	}
 	return cl
@@ -313,29 +336,105 @@ type claudeState struct {
 	pendingPerm string
 	skipPerm    bool
 	permMode    string
-	// initPayload is the recorded initialize response, reused by the
-	// control layer.
-	initPayload map[string]any
+	// pendingPermTool is the tool_use_id of the pending can_use_tool;
+	// answeredTools are the tools whose permission the client decided:
+	// the real CLI writes system/permission_denied only for a denial it
+	// decided without asking (permission mode, rules, no prompt tool),
+	// so the transcript's permission_denied lines for these are skipped.
+	pendingPermTool string
+	answeredTools   map[string]bool
+	// initPayload is the recorded initialize response payload (raw, so
+	// that its members keep their recorded order), reused by the control
+	// layer.
+	initPayload json.RawMessage
+
+	// lastResultError is the is_error of the last result written: with
+	// stream-json input, stdin EOF after a turn that ended in error (an
+	// interrupt, an API error) ends the process with 1, not 0.
+	lastResultError bool
+
+	// pendingEcho is the --replay-user-messages echo of the turn's user
+	// message, written before the first line of the turn that is not
+	// system/init or the "requesting" status.
+	pendingEcho string
+
+	// states: CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS (or
+	// CLAUDE_CODE_SDK_READS_SESSION_STATE, then hostOnly) is set, so
+	// system/session_state_changed lines are written; synthStates: the
+	// transcript records none, so the fake writes them itself.
+	states, hostOnly, synthStates bool
+
+	// partialSynth: --include-partial-messages was given and the
+	// transcript records no partial messages, so the fake makes them from
+	// each assistant line; streamMsg is the API message being streamed
+	// ("" between messages) and streamIndex its next content block index.
+	partialSynth bool
+	streamMsg    string
+	streamIndex  int
+	streamTool   bool // the message has a tool_use block
+	streamOut    int  // its estimated output tokens
+
+	// version is the transcript's CLI version (result key order).
+	version string
 }
 
-func newClaudeState(p *proc, e *engine, f *claudeFlags, sid string, rng *rand.Rand) *claudeState {
+func newClaudeState(p *proc, e *engine, f *claudeFlags, sid string, rng *rand.Rand, version string) *claudeState {
 	c := &claudeState{p: p, flags: f, streamIn: f.inputFormat == "stream-json", sessionID: sid, rng: rng,
-		permMode: f.permissionMode}
+		permMode: f.permissionMode, answeredTools: map[string]bool{}, version: version}
+	// The real CLI (2.1.329, 2.1.331) writes session state changes when
+	// CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS is true, else, marked
+	// "sdk_host_only": true, when CLAUDE_CODE_SDK_READS_SESSION_STATE is
+	// (the TypeScript SDK sets that one when it spawns the CLI, reads the
+	// lines to end a run and hands them to nobody).
+	switch {
+	case envTrue(p.env("CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS")):
+		c.states = true
+	case envTrue(p.env("CLAUDE_CODE_SDK_READS_SESSION_STATE")):
+		c.states, c.hostOnly = true, true
+	}
 	c.lines = make([]claudeLine, len(e.steps))
+	recordedPartial, recordedStates := false, false
 	for i := range e.steps {
 		if e.steps[i].Op != transcript.OpOut {
 			continue
 		}
 		c.lines[i] = classifyClaude(e.steps[i].Text)
-		if c.lines[i].kind == kindControlResponse && c.initPayload == nil {
-			obj, _ := jsonl.Parse([]byte(e.steps[i].Text), jsonl.ParseOptions{})
-			resp, _ := obj["response"].(map[string]any)
-			if pl, ok := resp["response"].(map[string]any); ok && pl["commands"] != nil {
-				c.initPayload = pl
+		switch c.lines[i].kind {
+		case kindPartial:
+			recordedPartial = true
+		case kindSessionState:
+			recordedStates = true
+		case kindControlResponse:
+			if c.initPayload == nil {
+				if pl := initializePayload(e.steps[i].Text); pl != nil {
+					c.initPayload = pl
+				}
 			}
 		}
 	}
+	c.synthStates = c.states && !recordedStates
+	c.partialSynth = f.includePartial && !recordedPartial
 	return c
+}
+
+// initializePayload is the payload of a recorded initialize response
+// (response.response with commands), raw; nil for other lines.
+func initializePayload(line string) json.RawMessage {
+	var m struct {
+		Response struct {
+			Response json.RawMessage `json:"response"`
+		} `json:"response"`
+	}
+	if json.Unmarshal([]byte(line), &m) != nil || len(m.Response.Response) == 0 || m.Response.Response[0] != '{' {
+		return nil
+	}
+	var probe struct {
+		Commands json.RawMessage `json:"commands"`
+	}
+	if json.Unmarshal(m.Response.Response, &probe) != nil || probe.Commands == nil {
+		return nil
+	}
+	return m.Response.Response
 }
 
 // promptStdio reports whether permission prompts go to the client.
@@ -344,8 +443,10 @@ func (c *claudeState) promptStdio() bool {
 }
 
 // skipOut withholds a can_use_tool request when the process has no stdio
-// permission prompt tool (the real CLI then denies the tool itself), and
-// partial messages unless they were asked for.
+// permission prompt tool (the real CLI then denies the tool itself),
+// partial messages unless they were asked for, recorded session state
+// events unless CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS is set, and a
+// system/permission_denied for a tool the client itself refused.
 func (c *claudeState) skipOut(e *engine, i int, text string) bool {
 	switch c.lines[i].kind {
 	case kindCanUseTool:
@@ -357,16 +458,73 @@ func (c *claudeState) skipOut(e *engine, i int, text string) bool {
 		// Partial messages (and the "requesting" status that comes with
 		// them) are written only with --include-partial-messages.
 		return !c.flags.includePartial
+	case kindSessionState:
+		return !c.states
+	case kindPermissionDenied:
+		// A deny answered by the client over can_use_tool: the real CLI
+		// goes straight to the is_error tool_result (observed on 2.1.329
+		// and 2.1.331: no system/permission_denied after a client's
+		// deny, one when no prompt tool was asked).
+		for _, id := range c.lines[i].tools {
+			if c.answeredTools[id] {
+				return true
+			}
+		}
 	}
 	return false
 }
 
-// afterOut tracks turns, open tools and pending permission requests.
+// beforeOut writes what the real CLI writes before a transcript line: the
+// session state before a permission request, the partial messages that
+// lead up to an assistant line (when the fake makes them), and the echo
+// of the turn's user message.
+func (c *claudeState) beforeOut(e *engine, i int, text string) flow {
+	cl := c.lines[i]
+	if cl.kind == kindCanUseTool {
+		if f := c.state(e, "requires_action"); f != flowNone {
+			return f
+		}
+	}
+	if c.partialSynth && cl.kind == kindAssistant {
+		return c.partialBefore(e, text)
+	}
+	if !cl.preEcho {
+		return c.flushEcho(e)
+	}
+	return flowNone
+}
+
+// flushEcho writes the pending --replay-user-messages echo.
+func (c *claudeState) flushEcho(e *engine) flow {
+	if c.pendingEcho == "" {
+		return flowNone
+	}
+	line := c.pendingEcho
+	c.pendingEcho = ""
+	return c.emitLine(e, line)
+}
+
+// state writes a system/session_state_changed line when the fake makes
+// them (CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS set, none recorded).
+func (c *claudeState) state(e *engine, state string) flow {
+	if !c.synthStates {
+		return flowNone
+	}
+	return c.emit(e, sessionState{Type: "system", Subtype: "session_state_changed", State: state,
+		SDKHostOnly: c.hostOnly, UUID: newUUID(c.rng), SessionID: c.sessionID})
+}
+
+// afterOut tracks turns, open tools and pending permission requests, and
+// writes what follows a line: the end of a streamed content block (and
+// message), and the idle state after a result.
 func (c *claudeState) afterOut(e *engine, i int, text string) flow {
 	cl := c.lines[i]
 	switch cl.kind {
 	case kindAssistant:
 		c.openTools = append(c.openTools, cl.tools...)
+		if c.partialSynth {
+			return c.partialAfter(e, i, text)
+		}
 	case kindUser:
 		for _, id := range cl.tools {
 			for j, open := range c.openTools {
@@ -378,11 +536,19 @@ func (c *claudeState) afterOut(e *engine, i int, text string) flow {
 		}
 	case kindCanUseTool:
 		c.pendingPerm = jsonStringField(text, "request_id")
+		c.pendingPermTool = ""
+		if obj, _ := jsonl.Parse([]byte(text), jsonl.ParseOptions{}); obj != nil {
+			req, _ := obj["request"].(map[string]any)
+			c.pendingPermTool, _ = req["tool_use_id"].(string)
+		}
 	case kindResult:
 		c.turnActive = false
 		c.openTools = nil
 		c.pendingPerm = ""
 		c.results++
+		c.lastResultError = cl.isError
+		c.streamMsg = ""
+		return c.state(e, "idle")
 	}
 	return flowNone
 }
@@ -460,36 +626,84 @@ func hasDeny(v any) bool {
 }
 
 // consumed is called when an "in" step took a line.
-func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) {
+func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow {
 	switch stepType(st) {
 	case "user":
 		c.turnActive = true
 		c.turnStart = time.Now()
 		c.openTools = nil
+		c.streamMsg = ""
+		if f := c.state(e, "running"); f != flowNone {
+			return f
+		}
 		if c.flags.replayUser && !m.synthetic {
 			next := e.pc + 1
 			if next >= len(e.steps) || !strings.Contains(e.steps[next].Text, `"isReplay":true`) {
-				c.emit(e, map[string]any{"type": "user", "message": m.obj["message"], "session_id": c.sessionID,
-					"parent_tool_use_id": nil, "uuid": newUUID(c.rng), "timestamp": timestamp(), "isReplay": true})
+				c.pendingEcho = c.replayEcho(m)
 			}
 		}
 	case "control_response":
-		if resp, ok := m.obj["response"].(map[string]any); ok && resp["request_id"] == c.pendingPerm {
+		if resp, ok := m.obj["response"].(map[string]any); ok && c.pendingPerm != "" && resp["request_id"] == c.pendingPerm {
 			c.pendingPerm = ""
+			if c.pendingPermTool != "" {
+				c.answeredTools[c.pendingPermTool] = true
+			}
+			return c.state(e, "running")
 		}
 	}
+	return flowNone
+}
+
+// replayEcho is the real CLI's echo of a user message under
+// --replay-user-messages (observed on 2.1.329 and 2.1.331): the client's
+// message as sent, with the client's own uuid when it gave one (a fresh
+// one otherwise), and isReplay true, in this key order.
+func (c *claudeState) replayEcho(m *stdinMsg) string {
+	msg := rawMember(m.raw, "message")
+	if msg == nil {
+		msg = json.RawMessage("null")
+	}
+	id, _ := m.obj["uuid"].(string)
+	if id == "" {
+		id = newUUID(c.rng)
+	}
+	var parent *string
+	if s, ok := m.obj["parent_tool_use_id"].(string); ok {
+		parent = &s
+	}
+	b, err := marshalJSON(replayMessage{Type: "user", Message: msg, SessionID: c.sessionID, ParentToolUseID: parent,
+		UUID: id, Timestamp: timestamp(), IsReplay: true})
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // inEOF: stdin closed where the transcript waits for a line. Waiting for
 // a user message (or a request the client never sent), the real CLI ends
-// with 0; waiting for a permission answer, the fake ends with 1.
+// with 0, or 1 when the last turn ended in error (exitCode); waiting for
+// a permission answer, the fake ends with 1.
 func (c *claudeState) inEOF(e *engine, st *transcript.Step) flow {
 	switch stepType(st) {
 	case "user", "control_request", "":
-		return e.finish(0)
+		return e.finish(c.exitCode(0, true))
 	}
 	e.p.obs.log("protocol_error", "message", fmt.Sprintf("stdin closed while the transcript's line %d waits for %s", st.Line, brief(st.Match)))
 	return e.finish(1)
+}
+
+// exitCode is the status of an exit the transcript scripts with code;
+// atEOF says the process ends because stdin closed. With stream-json
+// input, the real CLI then exits 1 when the last turn's result was an
+// error (observed on 2.1.329 and 2.1.331: an interrupted turn, an API
+// error; a later successful turn makes it 0 again), where a transcript
+// recorded without that turn says 0. An exit for another reason (SIGINT,
+// which exits 0) keeps its code.
+func (c *claudeState) exitCode(code int, atEOF bool) int {
+	if code == 0 && atEOF && c.streamIn && c.lastResultError {
+		return 1
+	}
+	return code
 }
 
 // dispatch is the control layer: it answers a stdin line that no "in"
@@ -583,19 +797,23 @@ func (c *claudeState) control(e *engine, m *stdinMsg) flow {
 	case "initialize":
 		payload := c.initPayload
 		if payload == nil {
-			payload = map[string]any{
-				"commands": []any{}, "agents": []any{}, "output_style": "default",
-				"available_output_styles": []any{"default"},
-				"models":                  []any{map[string]any{"value": "default", "displayName": "Default (recommended)", "description": "Use the default model"}},
-				"account":                 map[string]any{},
+			b, err := marshalJSON(defaultInitialize{Commands: []any{}, Agents: []any{}, OutputStyle: "default",
+				AvailableOutputStyles: []string{"default"},
+				Models:                []any{modelEntry{Value: "default", DisplayName: "Default (recommended)", Description: "Use the default model"}},
+				Account:               map[string]any{}})
+			if err != nil {
+				return flowNone
 			}
+			payload = b
 		}
-		cp := make(map[string]any, len(payload)+1)
-		for k, v := range payload {
-			cp[k] = v
+		// The recorded payload with this process's pid, its members in
+		// the recorded order (the real CLI's: commands, agents, ...,
+		// account, pid, ...).
+		s, ok := editObject(string(payload), []field{{key: "pid", val: os.Getpid()}})
+		if !ok {
+			return flowNone
 		}
-		cp["pid"] = os.Getpid()
-		return c.success(e, id, cp)
+		return c.success(e, id, json.RawMessage(s))
 	case "interrupt":
 		if c.turnActive {
 			return c.interrupt(e, id, false)
@@ -642,6 +860,44 @@ type systemStatus struct {
 	SessionID      string  `json:"session_id"`
 }
 
+// defaultInitialize is the initialize payload when the transcript
+// recorded none, in the real CLI's key order.
+type defaultInitialize struct {
+	Commands              []any          `json:"commands"`
+	Agents                []any          `json:"agents"`
+	OutputStyle           string         `json:"output_style"`
+	AvailableOutputStyles []string       `json:"available_output_styles"`
+	Models                []any          `json:"models"`
+	Account               map[string]any `json:"account"`
+}
+
+// modelEntry is one initialize models entry (value, displayName and
+// description come in this order in a real 2.1.331 answer).
+type modelEntry struct {
+	Value       string `json:"value"`
+	DisplayName string `json:"displayName"`
+	Description string `json:"description"`
+}
+
+type sessionState struct {
+	Type        string `json:"type"`
+	Subtype     string `json:"subtype"`
+	State       string `json:"state"`
+	SDKHostOnly bool   `json:"sdk_host_only,omitempty"`
+	UUID        string `json:"uuid"`
+	SessionID   string `json:"session_id"`
+}
+
+type replayMessage struct {
+	Type            string          `json:"type"`
+	Message         json.RawMessage `json:"message"`
+	SessionID       string          `json:"session_id"`
+	ParentToolUseID *string         `json:"parent_tool_use_id"`
+	UUID            string          `json:"uuid"`
+	Timestamp       string          `json:"timestamp"`
+	IsReplay        bool            `json:"isReplay"`
+}
+
 type cancelRequest struct {
 	Type      string `json:"type"`
 	RequestID string `json:"request_id"`
@@ -662,11 +918,15 @@ type userBody struct {
 	Content []any  `json:"content"`
 }
 
-type toolResultBlock struct {
-	ToolUseID string `json:"tool_use_id"`
+// rejectedResultBlock is the tool_result of a tool stopped by an
+// interrupt, in the real CLI's key order for an is_error tool_result
+// (observed on 2.1.329 and 2.1.331: type first, tool_use_id last, unlike
+// a successful tool's).
+type rejectedResultBlock struct {
 	Type      string `json:"type"`
 	Content   string `json:"content"`
 	IsError   bool   `json:"is_error"`
+	ToolUseID string `json:"tool_use_id"`
 }
 
 type textBlock struct {
@@ -718,6 +978,10 @@ const (
 // then exits 0; with stream-json input it waits for the next user message.
 func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 	emit := func(v any) bool { return c.emit(e, v) != flowNone }
+	if f := c.flushEcho(e); f != flowNone {
+		return f
+	}
+	c.streamMsg = ""
 	if c.pendingPerm != "" {
 		if emit(cancelRequest{Type: "control_cancel_request", RequestID: c.pendingPerm}) {
 			return flowEnd
@@ -733,7 +997,7 @@ func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 	resultAt, after := c.skipTurn(e)
 	for _, id := range c.openTools {
 		if emit(userMessage{Type: "user", Message: userBody{Role: "user", Content: []any{
-			toolResultBlock{ToolUseID: id, Type: "tool_result", Content: rejectedToolUse, IsError: true}}},
+			rejectedResultBlock{Type: "tool_result", Content: rejectedToolUse, IsError: true, ToolUseID: id}}},
 			SessionID: c.sessionID, UUID: newUUID(c.rng), Timestamp: timestamp(), ToolUseResult: "User rejected tool use"}) {
 			return flowEnd
 		}
@@ -752,6 +1016,10 @@ func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 	c.turnActive = false
 	c.openTools = nil
 	c.results++
+	c.lastResultError = true
+	if f := c.state(e, "idle"); f != flowNone {
+		return f
+	}
 	e.pc = after
 	if bySignal || !c.streamIn {
 		return e.finish(0)
@@ -793,8 +1061,15 @@ func (c *claudeState) skipTurn(e *engine) (resultAt, after int) {
 }
 
 // errorResult is the interrupted turn's result: the transcript's result
-// for the turn made an error (so it keeps the recorded shape and version's
-// fields), or one built from scratch.
+// for the turn made an error (so it keeps the recorded shape, key order
+// and version's fields), or one built from scratch.
+//
+// The real CLI's result key order changed between the 2.1.197 captures
+// (type and subtype first, errors last) and 2.1.329 (observed on 2.1.329
+// and 2.1.331: duration_api_ms first, then ..., is_error, num_turns,
+// subtype, errors, type, duration_ms, uuid, ...); an error result has no
+// result, api_error_status or time-to-first-token members. The recorded
+// line tells which order to keep.
 func (c *claudeState) errorResult(e *engine, resultAt int, reason string) string {
 	var stop any
 	diag := "[ede_diagnostic] result_type=assistant last_content_type=text stop_reason=null"
@@ -803,27 +1078,57 @@ func (c *claudeState) errorResult(e *engine, resultAt int, reason string) string
 		diag = "[ede_diagnostic] result_type=user last_content_type=n/a stop_reason=tool_use"
 	}
 	set := []field{
-		{"subtype", "error_during_execution"},
-		{"is_error", true},
-		{"duration_ms", time.Since(c.turnStart).Milliseconds()},
-		{"stop_reason", stop},
-		{"session_id", c.sessionID},
-		{"terminal_reason", reason},
-		{"errors", []string{diag}},
-		{"uuid", newUUID(c.rng)},
+		{key: "subtype", val: "error_during_execution"},
+		{key: "is_error", val: true},
+		{key: "duration_ms", val: time.Since(c.turnStart).Milliseconds()},
+		{key: "stop_reason", val: stop},
+		{key: "session_id", val: c.sessionID},
+		{key: "terminal_reason", val: reason},
+		{key: "errors", val: []string{diag}},
+		{key: "uuid", val: newUUID(c.rng)},
 	}
 	if resultAt >= 0 {
 		tmpl := e.steps[resultAt].Text
 		if len(e.vars) > 0 {
 			tmpl = e.vars.Fill(tmpl)
 		}
-		if s, ok := editObject(tmpl, set, "result", "structured_output"); ok {
+		if !strings.HasPrefix(tmpl, `{"type":`) {
+			// The 2.1.329 order: errors right after subtype.
+			set[6].after = "subtype"
+			if s, ok := editObject(tmpl, set, "result", "structured_output", "api_error_status", "api_error_type",
+				"ttft_ms", "ttft_stream_ms", "time_to_request_ms", "first_content_frame_ms"); ok {
+				return s
+			}
+		} else if s, ok := editObject(tmpl, set, "result", "structured_output"); ok {
 			return s
 		}
 	}
-	base := fmt.Sprintf(`{"type":"result","subtype":"error_during_execution","duration_ms":0,"duration_api_ms":0,"is_error":true,"num_turns":1,"stop_reason":null,"session_id":"","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"modelUsage":{},"permission_denials":[],"result_index":%d}`, c.results)
+	base := fmt.Sprintf(`{"duration_api_ms":0,"stop_reason":null,"session_id":"","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"modelUsage":{},"permission_denials":[],"terminal_reason":"","is_error":true,"num_turns":1,"subtype":"error_during_execution","errors":[],"type":"result","duration_ms":0,"uuid":"","queued_turn_count":0,"result_index":%d}`, c.results)
+	if versionBefore(c.version, "2.1.329") {
+		base = `{"type":"result","subtype":"error_during_execution","duration_ms":0,"duration_api_ms":0,"is_error":true,"num_turns":1,"stop_reason":null,"session_id":"","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"modelUsage":{},"permission_denials":[],"uuid":"","errors":[]}`
+	}
 	s, _ := editObject(base, set)
 	return s
+}
+
+// versionBefore reports whether the dotted version v is older than w ("" is
+// not).
+func versionBefore(v, w string) bool {
+	if v == "" {
+		return false
+	}
+	a, b := strings.Split(v, "."), strings.Split(w, ".")
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, errx := strconv.Atoi(a[i])
+		y, erry := strconv.Atoi(b[i])
+		if errx != nil || erry != nil {
+			return a[i] < b[i]
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return len(a) < len(b)
 }
 
 // claudeSignal is Claude's own answer to a signal (protocols.md §1.5):

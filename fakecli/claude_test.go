@@ -330,7 +330,9 @@ func TestClaudePermissionPrompt(t *testing.T) {
 					t.Errorf("after allow: %v", ev)
 				}
 			case "deny":
-				if ev["type"] != "system" || ev["subtype"] != "permission_denied" {
+				// No system/permission_denied after a client's deny
+				// (TestClaudePermissionDeniedOnlyUnasked).
+				if ev["type"] != "user" || lookup(ev, "/message/content/0/is_error") != true {
 					t.Errorf("after deny: %v", ev)
 				}
 			}

@@ -21,10 +21,13 @@ func jsonStringField(line, key string) string {
 	return s
 }
 
-// field is one member to set in editObject.
+// field is one member to set in editObject. A member the line does not
+// have is appended, or inserted right after the member named by after
+// when the line has that one.
 type field struct {
-	key string
-	val any
+	key   string
+	val   any
+	after string
 }
 
 // editObject rewrites the top-level members of a JSON object line,
@@ -71,6 +74,12 @@ func editObject(line string, set []field, del ...string) (string, bool) {
 		b.Write(raw)
 	}
 	done := map[string]bool{}
+	present := map[string]bool{}
+	for _, m := range ms {
+		if !slices.Contains(del, m.key) {
+			present[m.key] = true
+		}
+	}
 	for _, m := range ms {
 		if slices.Contains(del, m.key) {
 			continue
@@ -87,6 +96,17 @@ func editObject(line string, set []field, del ...string) (string, bool) {
 			}
 		}
 		put(m.key, raw)
+		for _, f := range set {
+			if f.after != m.key || present[f.key] || done[f.key] {
+				continue
+			}
+			v, err := marshalJSON(f.val)
+			if err != nil {
+				return "", false
+			}
+			put(f.key, v)
+			done[f.key] = true
+		}
 	}
 	for _, f := range set {
 		if done[f.key] {
@@ -100,6 +120,29 @@ func editObject(line string, set []field, del ...string) (string, bool) {
 	}
 	b.WriteByte('}')
 	return b.String(), true
+}
+
+// rawMember returns the raw value of the top-level member key of a JSON
+// object line (nil when it has none).
+func rawMember(line []byte, key string) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil
+		}
+		if k, _ := kt.(string); k == key {
+			return raw
+		}
+	}
+	return nil
 }
 
 // marshalJSON encodes v without escaping <, > and & (the CLIs do not).

@@ -29,6 +29,7 @@ type claudeFlags struct {
 	jsonSchema            string
 	resumeSessionAt       string
 	dangerouslySkip       bool
+	allowDangerouslySkip  bool
 	version, help         bool
 	prompt                string
 	promptGiven           bool
@@ -80,6 +81,7 @@ func claudeFlagSet(f *claudeFlags) *pflag.FlagSet {
 	fs.StringVar(&f.jsonSchema, "json-schema", "", "JSON Schema for structured output validation")
 	fs.StringVar(&f.resumeSessionAt, "resume-session-at", "", "When resuming, only messages up to this message id")
 	fs.BoolVar(&f.dangerouslySkip, "dangerously-skip-permissions", false, "Bypass all permission checks")
+	fs.BoolVar(&f.allowDangerouslySkip, "allow-dangerously-skip-permissions", false, "Enable bypassing all permission checks as an option")
 	fs.BoolVarP(&f.version, "version", "v", false, "Output the version number")
 	fs.BoolVarP(&f.help, "help", "h", false, "Display help for command")
 	var ignored struct {
@@ -97,7 +99,7 @@ func claudeFlagSet(f *claudeFlags) *pflag.FlagSet {
 	for n := range claudeVariadic {
 		fs.StringArrayVar(&ignored.strs, n, nil, "")
 	}
-	for _, n := range []string{"include-hook-events", "forward-subagent-text", "mcp-debug", "allow-dangerously-skip-permissions",
+	for _, n := range []string{"include-hook-events", "forward-subagent-text", "mcp-debug",
 		"ide", "strict-mcp-config", "disable-slash-commands", "await-initialize", "prompt-suggestions", "chrome"} {
 		fs.BoolVar(&ignored.b, n, false, "")
 	}
@@ -212,8 +214,8 @@ func suggestSimilar(word string, fs *pflag.FlagSet) string {
 // not need the session store or stdin, in the order the CLI checks them.
 // printMode is -p or a stdout that is not a terminal.
 func claudeCheck(f *claudeFlags, printMode, root bool, env func(string) string) string {
-	if f.dangerouslySkip && root && env("IS_SANDBOX") != "1" {
-		return "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"
+	if root && f.bypassRequested() && !deliberateSandbox(env) {
+		return claudeRootBypassError
 	}
 	if f.inputFormat == "stream-json" && !printMode {
 		return "Error: --input-format=stream-json requires --print."
@@ -249,6 +251,40 @@ func claudeCheck(f *claudeFlags, printMode, root bool, env func(string) string) 
 		}
 	}
 	return ""
+}
+
+// claudeRootBypassError is what the real CLI writes on stderr (then exit
+// 1) when a bypass of permission checks is asked for as root outside a
+// sandbox it trusts. The text names neither way past it: IS_SANDBOX=1,
+// or CLAUDE_CODE_BUBBLEWRAP set (see deliberateSandbox). Observed on
+// 2.1.329 and 2.1.331 for --dangerously-skip-permissions, --permission-mode
+// bypassPermissions and --allow-dangerously-skip-permissions alike, before
+// any other check of the combination of flags.
+const claudeRootBypassError = "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"
+
+// bypassRequested reports whether the command line asks to bypass
+// permission checks, which the real CLI refuses to root: in its bundled JS
+// the check reads `if(c==="bypassPermissions"||r)` (the permission mode,
+// or either skip flag).
+func (f *claudeFlags) bypassRequested() bool {
+	return f.dangerouslySkip || f.allowDangerouslySkip || f.permissionMode == "bypassPermissions"
+}
+
+// deliberateSandbox is the real CLI's way past the root check
+// (isRootOutsideDeliberateSandbox in its bundled JS): IS_SANDBOX exactly
+// "1", or CLAUDE_CODE_BUBBLEWRAP set to a true value ("1", "true", "yes",
+// "on", any case).
+func deliberateSandbox(env func(string) string) bool {
+	return env("IS_SANDBOX") == "1" || envTrue(env("CLAUDE_CODE_BUBBLEWRAP"))
+}
+
+// envTrue is how Claude Code reads a boolean environment variable.
+func envTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }
 
 // claudeResumeError is the §1.1 message for a --resume value that is

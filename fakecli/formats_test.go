@@ -42,6 +42,7 @@ func TestOutputFormats(t *testing.T) {
 
 	l := startFake(t, f, "claude", append(claudeStream, "--replay-user-messages"), cmdOpts{})
 	l.send(user("echo me"))
+	l.until("system/init", typeIs("system", "init"))
 	ev := l.nextEvent()
 	if ev["type"] != "user" || ev["isReplay"] != true || lookup(ev, "/message/content") != "echo me" {
 		t.Errorf("replayed user message: %v", ev)

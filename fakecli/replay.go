@@ -150,7 +150,13 @@ func (e *engine) run() int {
 		case transcript.OpNextProcess:
 			f = e.finish(0)
 		case transcript.OpExit:
-			f = e.finish(st.Code)
+			code := st.Code
+			if e.c != nil {
+				// An exit right after the wait for stdin to close.
+				atEOF := e.pc > 0 && e.steps[e.pc-1].Op == transcript.OpStdinEOF
+				code = e.c.exitCode(code, atEOF)
+			}
+			f = e.finish(code)
 		case transcript.OpExitSignal:
 			f = e.die(st.Signal)
 		default:
@@ -174,8 +180,13 @@ func (e *engine) out(st *transcript.Step) flow {
 	}
 	i := e.pc
 	e.pc++
-	if e.c != nil && e.c.skipOut(e, i, text) {
-		return flowNone
+	if e.c != nil {
+		if e.c.skipOut(e, i, text) {
+			return flowNone
+		}
+		if f := e.c.beforeOut(e, i, text); f != flowNone {
+			return f
+		}
 	}
 	if e.format == nil || e.format.passes() {
 		if f := e.write(text, !st.NoNewline, st.Line); f != flowNone {
@@ -485,7 +496,9 @@ func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 		}
 	}
 	if e.c != nil {
-		e.c.consumed(e, st, m)
+		if f := e.c.consumed(e, st, m); f == flowEnd {
+			return f
+		}
 	}
 	for _, c := range st.Cases {
 		if m.obj == nil {
