@@ -43,7 +43,11 @@ func TestSessionMatchesOracle(t *testing.T) {
 			fakes := fakecli.Start(t, fakecli.Options{Fixture: tc.fixture, Faults: tc.faults})
 			cfg := fakeConfig(t, agent, fakes)
 			cfg.Permission = PermissionAllow
-			cfg.PartialMessages = true
+			// The oracle translates the fixture's recorded lines; the fake
+			// makes partial messages for fixtures that recorded none
+			// (fakecli's TestClaudePartialMessagesEveryFixture pins those),
+			// so partial messages are asked for where they were recorded.
+			cfg.PartialMessages = tc.fixture == "claude/partial-messages"
 			run := runTurns(t, cfg, tc.prompts, nil)
 			for i, res := range run.results {
 				if !res.OK || res.SessionID == "" {
