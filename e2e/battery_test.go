@@ -29,7 +29,8 @@ const batteryTimeout = 20 * time.Second
 // of the official SDKs, as `agentconform run --adapter 'node
 // conformance/drivers/<sdk>/driver.mjs'` does; with AGENTCONFORM_PUBLISH=1
 // it writes the results to reports/examples/sdk-<sdk>.json, the published
-// example (a plain test run leaves the tree as it was). What the
+// example (a plain test run leaves the tree as it was). Every failure
+// must be listed in the driver's expected.baseline (checkTriage). What the
 // battery finds there is what the SDKs do, and is reported, not failed:
 // the test fails only when the battery cannot run.
 func TestSDKBattery(t *testing.T) {
@@ -39,6 +40,7 @@ func TestSDKBattery(t *testing.T) {
 			driver := requireDriver(t, s)
 			res := runBattery(t, s, driver)
 			logFindings(t, res)
+			checkTriage(t, s, res)
 			if os.Getenv("AGENTCONFORM_PUBLISH") != "1" {
 				return
 			}
@@ -70,7 +72,11 @@ func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: work})
+	bl, err := conformance.ReadBaseline(filepath.Join(driversDir, s.dir, "expected.baseline"))
+	if err != nil {
+		t.Fatalf("every finding of a driver's battery is triaged in its expected.baseline: %v", err)
+	}
+	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: work, Baseline: bl})
 	if err != nil {
 		t.Fatalf("the battery could not run against the %s driver: %v", s.dir, err)
 	}
@@ -97,8 +103,28 @@ func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
 	return res
 }
 
+// checkTriage fails the test for every failure the driver's
+// expected.baseline does not list: each finding of a published library
+// must have a confirmed bug behind it (conformance/drivers/TRIAGE.md),
+// or it is a false verdict of the battery. Listed failures that did not
+// happen are logged (a timing-dependent bug may not show on every run).
+func checkTriage(t *testing.T, s sdk, res *conformance.Results) {
+	t.Helper()
+	for _, c := range res.Cases {
+		for _, r := range c.Checks {
+			if r.Verdict.Failed(false) && !r.Baselined {
+				t.Errorf("%s: untriaged %s %s %s: %s\n  add it to conformance/drivers/%s/expected.baseline with the bug behind it, or fix the battery",
+					s.dir, r.Verdict, c.ID, r.Check, firstLine(r.Actual), s.dir)
+			}
+		}
+	}
+	for _, e := range res.Gate.Stale {
+		t.Logf("%s: expected.baseline lists %s, which did not fail this time", s.dir, e)
+	}
+}
+
 // logFindings logs what the battery found, grouped by check: a finding of
-// an official SDK is a fact about it, not a failure of this test.
+// a published library is a fact about it, not a failure of this test.
 func logFindings(t *testing.T, res *conformance.Results) {
 	t.Helper()
 	byCheck := map[string][]string{}
