@@ -1,10 +1,12 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -55,6 +57,11 @@ var scriptedAdapters = []scriptedAdapter{
 		want: each([]string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt"}, Crash,
 			"output/hello", "output/valid", "output/records", "invocation/flags", "invocation/stdin-closed", "invocation/prompt",
 			"interrupt/passed-on", "interrupt/cancelled-ending", "lifecycle/ends-stream", "lifecycle/reaps-cli", "lifecycle/no-stray-process", "lifecycle/ending-delivered")},
+
+	// Helpers left behind in a new session and by a double fork: found
+	// by the case's mark in their environment, reported, then reaped.
+	{file: "daemon-leak.py", cases: []string{"codex/plain-text"},
+		want: each([]string{"codex/plain-text"}, Fail, "lifecycle/no-stray-process")},
 
 	// Correct adapters the judge once failed.
 	// Names, ids and result shapes of its own (unified profile).
@@ -119,6 +126,9 @@ func TestScriptedAdapters(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	if left := markedProcesses(); len(left) > 0 {
+		t.Errorf("processes of the runs still running after them: %v", left)
+	}
 	for i, sa := range scriptedAdapters {
 		t.Run(sa.file, func(t *testing.T) {
 			o := outcomes[i]
@@ -137,4 +147,25 @@ func TestScriptedAdapters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// markedProcesses lists the live processes that carry a case's mark in
+// their environment: after a run there must be none.
+func markedProcesses() []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(env, []byte(envRunMark+"=")) {
+			continue
+		}
+		if st, ok := procStat(pid); ok && st.state != 'Z' && st.state != 'X' {
+			out = append(out, strings.Join(procArgv(pid), " "))
+		}
+	}
+	return out
 }
