@@ -92,6 +92,9 @@ type Observation struct {
 	// AliveAtDeadline lists the fake CLI processes still running when the
 	// deadline passed (before the runner killed anything).
 	AliveAtDeadline []int
+	// OutputCapped is true when the adapter wrote more than
+	// maxAdapterOutput on stdout and the runner stopped it.
+	OutputCapped bool
 	// StartErr is set when the adapter could not be started at all.
 	StartErr error
 	// Fake is the fakes' observation log; Wire what each fake process wrote
@@ -197,7 +200,17 @@ const envCase = "AGENTCONFORM_CASE"
 
 // runner-wide limits.
 const (
-	maxAdapterLine = 256 << 20
+	// maxAdapterLine is the longest adapter stdout line the runner reads
+	// (the 64 MiB ladder line, carried in one event, fits with room for
+	// JSON escapes); a longer one is reported, not held.
+	maxAdapterLine = 128 << 20
+	// maxAdapterOutput bounds everything one case's adapter may write on
+	// stdout: past it the case fails with that reason and the adapter is
+	// stopped, so that a flooding adapter cannot exhaust the runner.
+	maxAdapterOutput = 256 << 20
+	// maxAdapterLines bounds how many lines it may write (each is held,
+	// parsed, for the checks): a real session writes a few thousand.
+	maxAdapterLines = 100_000
 	stderrTail     = 64 << 10
 	killGrace      = 2 * time.Second
 	defaultQuiet   = 150 * time.Millisecond
@@ -367,21 +380,56 @@ type adapterLine struct {
 	err  error
 }
 
+// errOutputCap is what readAdapter reports when the adapter writes more
+// than maxAdapterOutput on stdout.
+var errOutputCap = fmt.Errorf("the adapter wrote more than %d MiB or %d lines on stdout: the runner stopped reading and stopped the adapter", maxAdapterOutput>>20, maxAdapterLines)
+
 func readAdapter(r io.Reader, out chan<- adapterLine) {
 	defer close(out)
-	rd := jsonl.NewReader(r, jsonl.Options{MaxLineBytes: maxAdapterLine})
-	for {
+	capped := &capReader{r: r, left: maxAdapterOutput}
+	rd := jsonl.NewReader(capped, jsonl.Options{MaxLineBytes: maxAdapterLine})
+	for n := 1; ; n++ {
 		l, err := rd.Next()
 		if err == io.EOF {
 			return
 		}
+		if err == nil && n > maxAdapterLines {
+			capped.left, err = -1, errOutputCap
+		}
 		if err != nil {
+			if capped.left < 0 {
+				err = errOutputCap
+			}
 			out <- adapterLine{err: err, at: time.Now()}
+			// Keep the pipe drained (and the adapter unblocked) until it
+			// is stopped, without holding what it writes.
+			io.Copy(io.Discard, r)
 			return
 		}
 		l.Bytes = append([]byte(nil), l.Bytes...)
 		out <- adapterLine{line: l, at: time.Now()}
 	}
+}
+
+// capReader reads from r until left bytes have been read, then fails
+// with errOutputCap (left goes negative): a line that never ends is cut
+// off there too.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		c.left = -1
+		return 0, errOutputCap
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // driver runs the harness script of one case.
@@ -483,6 +531,10 @@ func (d *driver) loop(ctx context.Context, lines <-chan adapterLine) {
 			}
 			if al.err != nil {
 				d.o.BadLines = append(d.o.BadLines, "reading adapter stdout: "+al.err.Error())
+				if errors.Is(al.err, errOutputCap) {
+					d.o.OutputCapped = true
+					killGroup(d.cmd.Process.Pid)
+				}
 				return
 			}
 			d.lastOutput = al.at

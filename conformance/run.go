@@ -293,6 +293,8 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 			cr.Checks = append(cr.Checks, checkResult(chk, Crash, Outcome{Expected: "the adapter starts", Actual: o.StartErr.Error()}))
 		case o.TimedOut:
 			cr.Checks = append(cr.Checks, checkResult(chk, Timeout, Outcome{Expected: "the case finishes within its deadline", Actual: timeoutDetail(o)}))
+		case o.OutputCapped:
+			cr.Checks = append(cr.Checks, checkResult(chk, Fail, Outcome{Expected: fmt.Sprintf("at most %d MiB and %d lines on the adapter's stdout in one case", maxAdapterOutput>>20, maxAdapterLines), Actual: errOutputCap.Error()}))
 		case o.Crashed():
 			cr.Checks = append(cr.Checks, checkResult(chk, Crash, Outcome{Expected: "the adapter ends with its end record", Actual: crashDetail(o)}))
 		default:
