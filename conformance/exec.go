@@ -211,9 +211,9 @@ const (
 	// maxAdapterLines bounds how many lines it may write (each is held,
 	// parsed, for the checks): a real session writes a few thousand.
 	maxAdapterLines = 100_000
-	stderrTail     = 64 << 10
-	killGrace      = 2 * time.Second
-	defaultQuiet   = 150 * time.Millisecond
+	stderrTail      = 64 << 10
+	killGrace       = 2 * time.Second
+	defaultQuiet    = 150 * time.Millisecond
 )
 
 // execCase runs one case and returns what it produced. It never returns an
