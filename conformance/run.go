@@ -66,6 +66,9 @@ type Meta struct {
 	Strict   bool      `json:"strict"`
 	Started  time.Time `json:"started"`
 	Duration float64   `json:"duration_s"`
+	// Incomplete is true when the run was interrupted: Cases holds the
+	// cases that finished; the others did not run and are not listed.
+	Incomplete bool `json:"incomplete,omitempty"`
 	// CLIVersions maps each CLI to the versions of the fixtures used.
 	CLIVersions map[string][]string `json:"cli_versions,omitempty"`
 }
@@ -105,7 +108,9 @@ type CheckResult struct {
 	Baselined bool `json:"baselined,omitempty"`
 }
 
-// Run runs the cases against the adapter and judges them.
+// Run runs the cases against the adapter and judges them. When ctx is
+// cancelled it stops the running cases, and returns what finished, marked
+// Incomplete, with ctx's error.
 func Run(ctx context.Context, cfg Config) (*Results, error) {
 	cleanup, err := cfg.prepare("agentconform-run-")
 	if err != nil {
@@ -155,6 +160,11 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			defer wg.Done()
 			for i := range work {
 				cr, err := runOne(ctx, &cfg, selected[i], hello)
+				if ctx.Err() != nil {
+					// Interrupted: what the case did when it was stopped
+					// is not the adapter's doing. It did not run.
+					continue
+				}
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -178,12 +188,18 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	for _, cr := range results {
+		if cr != nil {
+			res.Cases = append(res.Cases, cr)
+		}
 	}
-	res.Cases = results
 	res.ApplyBaseline(cfg.Baseline)
 	res.Meta.Duration = time.Since(res.Meta.Started).Seconds()
+	if err := ctx.Err(); err != nil {
+		// The cases that finished stand; the run says it is incomplete.
+		res.Meta.Incomplete = true
+		return res, err
+	}
 	return res, nil
 }
 

@@ -57,6 +57,7 @@ type htmlRun struct {
 	Column, Profile, Hello, Agents, Supports string
 	Seed                                     int64
 	Shard, Started, Duration                 string
+	Incomplete                               bool
 	CLIVersions                              []string
 	Strict, Passed                           bool
 	Cases, New, Expected, Stale              int
@@ -133,7 +134,7 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 		tools[strings.TrimSpace(r.Meta.Tool+" "+r.Meta.Version)] = true
 		hr := htmlRun{Column: m.Columns[i], Seed: r.Meta.Seed, Shard: r.Meta.Shard, Strict: r.Meta.Strict, Passed: r.Gate.Passed,
 			Cases: len(r.Cases), New: len(r.Gate.New), Expected: len(r.Gate.Expected), Stale: len(r.Gate.Stale),
-			Duration: fmt.Sprintf("%.1fs", r.Meta.Duration)}
+			Duration: fmt.Sprintf("%.1fs", r.Meta.Duration), Incomplete: r.Meta.Incomplete}
 		if !r.Meta.Started.IsZero() {
 			hr.Started = r.Meta.Started.UTC().Format("2006-01-02 15:04 UTC")
 		}
@@ -406,7 +407,7 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Parse(`
 <table>
 <thead><tr><th>adapter</th><th>declares</th><th>CLI versions (fixtures)</th><th>cases</th>{{range $.Verdicts}}<th class="v-{{.}}">{{label .}}</th>{{end}}<th>new</th><th>baseline</th><th>stale</th><th>gate</th></tr></thead>
 <tbody>
-{{range .Runs}}<tr><td><b>{{.Column}}</b><br><span class="muted when">{{.Started}} · {{.Duration}} · seed {{.Seed}}{{if .Shard}} · shard {{.Shard}}{{end}}{{if .Strict}} · strict{{end}}</span></td><td title="{{if .Supports}}supports {{.Supports}}{{end}}">{{.Hello}}{{if .Profile}}<br><span class="muted">{{.Profile}} profile</span>{{end}}</td><td>{{range .CLIVersions}}{{.}}<br>{{end}}</td><td class="n">{{.Cases}}</td>{{range .Counts}}<td class="n">{{.N}}</td>{{end}}<td class="n">{{.New}}</td><td class="n">{{.Expected}}</td><td class="n">{{.Stale}}</td><td>{{if .Passed}}<span class="ok">pass</span>{{else}}<span class="bad">fail</span>{{end}}</td></tr>
+{{range .Runs}}<tr><td><b>{{.Column}}</b><br><span class="muted when">{{.Started}} · {{.Duration}} · seed {{.Seed}}{{if .Shard}} · shard {{.Shard}}{{end}}{{if .Strict}} · strict{{end}}{{if .Incomplete}} · <b>incomplete</b> (interrupted){{end}}</span></td><td title="{{if .Supports}}supports {{.Supports}}{{end}}">{{.Hello}}{{if .Profile}}<br><span class="muted">{{.Profile}} profile</span>{{end}}</td><td>{{range .CLIVersions}}{{.}}<br>{{end}}</td><td class="n">{{.Cases}}</td>{{range .Counts}}<td class="n">{{.N}}</td>{{end}}<td class="n">{{.New}}</td><td class="n">{{.Expected}}</td><td class="n">{{.Stale}}</td><td>{{if .Passed}}<span class="ok">pass</span>{{else}}<span class="bad">fail</span>{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 <p class="muted">Cases by their worst check verdict; new, baseline and stale count checks.</p>

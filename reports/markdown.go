@@ -259,6 +259,9 @@ func mdFoot(doc *Document, o MarkdownOptions) string {
 	var seeds []string
 	for _, r := range doc.Runs {
 		s := fmt.Sprintf("%s: seed %d", r.Meta.Adapter, r.Meta.Seed)
+		if r.Meta.Incomplete {
+			s += ", INCOMPLETE (interrupted; only the cases that finished)"
+		}
 		if r.Meta.Shard != "" {
 			s += ", shard " + r.Meta.Shard
 		}

@@ -38,6 +38,9 @@ const (
 	exitOK       = 0 // nothing wrong
 	exitFindings = 1 // violations found
 	exitUsage    = 2 // bad usage or an I/O error
+	// exitInterrupted is a run stopped by SIGINT or SIGTERM (128+SIGINT,
+	// as shells report Ctrl-C).
+	exitInterrupted = 130
 )
 
 // command is one subcommand.

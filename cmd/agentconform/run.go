@@ -146,6 +146,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 
 	var all []*conformance.Results
+	interrupted := false
 	for _, a := range adapters {
 		c := cfg
 		c.Adapter = a
@@ -165,12 +166,19 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		res, err := conformance.Run(ctx, c)
 		progress.Clear()
-		if err != nil {
+		if err != nil && (res == nil || ctx.Err() == nil) {
 			fmt.Fprintf(stderr, "agentconform run: %s: %v\n", a.Name, err)
 			return exitUsage
 		}
 		if stream != nil {
 			stream.End(res)
+		}
+		if res.Meta.Incomplete {
+			// Interrupted: write every report with what finished, marked
+			// incomplete, and run no further adapter.
+			all = append(all, res)
+			interrupted = true
+			break
 		}
 		if *profile != "" && res.Meta.Hello != nil && res.Meta.Hello.Profile != *profile {
 			fmt.Fprintf(stderr, "agentconform run: the adapter declares profile %q, not %q\n", res.Meta.Hello.Profile, *profile)
@@ -208,6 +216,14 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	reports.WriteSummary(stdout, doc, reports.SummaryOptions{Quiet: *quiet, Color: reports.ColorEnabled(stdout), Out: *out, Baseline: baseLines})
 	if inGitHubActions() {
 		reports.WriteAnnotations(stdout, doc, baseLines, "")
+	}
+	if interrupted {
+		n := 0
+		for _, r := range all {
+			n += len(r.Cases)
+		}
+		fmt.Fprintf(stderr, "agentconform run: interrupted: the reports hold the %d cases that finished and say the run is incomplete\n", n)
+		return exitInterrupted
 	}
 	if !reports.Passed(doc) {
 		return exitFindings
