@@ -108,3 +108,35 @@ func TestGeminiStdinPrompt(t *testing.T) {
 		t.Errorf("no prompt at all: exit %d, stderr %q", empty.code, empty.stderr)
 	}
 }
+
+// TestGeminiYOLONotice: Gemini writes "YOLO mode is enabled. ..." on stderr
+// only when its command line turns YOLO mode on (-y/--yolo, --approval-mode
+// yolo): loadCliConfig in packages/cli/src/config/config.ts warns when the
+// approval mode is yolo, once in the launcher and once in the relaunched
+// child. testdata/captures/gemini/tool_single.stderr.txt (--yolo) has the
+// two lines, plain_text.stderr.txt and api_error_401.stderr.txt (no -y)
+// none. The fake follows its own argv, not the fixture's.
+func TestGeminiYOLONotice(t *testing.T) {
+	const notice = "YOLO mode is enabled. All tool calls will be automatically approved.\n"
+	for _, fixture := range []string{"gemini/single-tool", "gemini/plain-text"} { // recorded with and without -y
+		f := fakecli.Start(t, fakecli.Options{Fixture: fixture})
+		for _, tc := range []struct {
+			args []string
+			want int
+		}{
+			{[]string{"-o", "stream-json", "-p", "hi"}, 0},
+			{[]string{"-o", "stream-json", "--approval-mode", "auto_edit", "-p", "hi"}, 0},
+			{[]string{"-o", "stream-json", "--approval-mode", "default", "-p", "hi"}, 0},
+			{[]string{"-o", "stream-json", "-y", "-p", "hi"}, 2},
+			{[]string{"-o", "stream-json", "--yolo", "-p", "hi"}, 2},
+			{[]string{"-o", "stream-json", "--approval-mode", "yolo", "-p", "hi"}, 2},
+			{[]string{"-o", "stream-json", "--approval-mode=yolo", "-p", "hi"}, 2},
+		} {
+			r := runFake(t, f, "gemini", tc.args, cmdOpts{})
+			got := strings.Count(r.stderr, notice)
+			if r.code != 0 || got != tc.want || (tc.want > 0 && !strings.HasPrefix(r.stderr, notice+notice)) {
+				t.Errorf("%s %v: exit %d, %d notices (want %d), stderr:\n%s", fixture, tc.args, r.code, got, tc.want, r.stderr)
+			}
+		}
+	}
+}
