@@ -140,3 +140,24 @@ func TestGeminiYOLONotice(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiAPIErrorExit: an API error ends a stream-json run with
+// result status error and the exit status the error's HTTP status gives,
+// mod 256: handleError in packages/cli/src/utils/errors.ts exits with
+// getNumericExitCode(extractErrorCode(error)), the error's status.
+// Captured on 0.61.0: 401 → 145, 429 → 173, 500 → 244
+// (testdata/captures/gemini/api_error_*.meta.json); 400 → 144.
+func TestGeminiAPIErrorExit(t *testing.T) {
+	for fixture, code := range map[string]int{"gemini/api-error": 144, "gemini/api-error-401": 145, "gemini/api-error-429": 173, "gemini/api-error-500": 244} {
+		f := fakecli.Start(t, fakecli.Options{Fixture: fixture})
+		r := runFake(t, f, "gemini", []string{"-p", "Say hello in one short sentence.", "-o", "stream-json"}, cmdOpts{})
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		last := lines[len(lines)-1]
+		if r.code != code || r.signaled || jsonField(last, "type") != "result" || jsonField(last, "status") != "error" {
+			t.Errorf("%s: exit %d (want %d), last line %s", fixture, r.code, code, last)
+		}
+		if status := strings.TrimPrefix(fixture, "gemini/api-error-"); status != fixture && !strings.Contains(r.stderr, "status: "+status) {
+			t.Errorf("%s: stderr has no error report for %s:\n%s", fixture, status, r.stderr)
+		}
+	}
+}
