@@ -3,6 +3,7 @@
 package fakecli_test
 
 import (
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,6 +159,28 @@ func TestGeminiAPIErrorExit(t *testing.T) {
 		}
 		if status := strings.TrimPrefix(fixture, "gemini/api-error-"); status != fixture && !strings.Contains(r.stderr, "status: "+status) {
 			t.Errorf("%s: stderr has no error report for %s:\n%s", fixture, status, r.stderr)
+		}
+	}
+}
+
+// TestGeminiPipeCut: the pipe_cut fault reproduces a quirk of the real
+// Gemini CLI on a pipe. After runNonInteractive, main in
+// packages/cli/src/gemini.tsx calls process.exit(ExitCodes.SUCCESS)
+// without draining stdout, so the bytes still queued behind a full 64 KiB
+// pipe are lost: the reader gets a multiple of 64 KiB, cut mid-line, no
+// result, and exit 0.
+func TestGeminiPipeCut(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/long-output"})
+	full := runFake(t, f, "gemini", append(geminiP, "How many requests in logs/server.log failed?"), cmdOpts{})
+	for _, at := range []int{65536, 262144} {
+		l := startFake(t, f, "gemini", append(geminiP, "How many requests in logs/server.log failed?"),
+			cmdOpts{env: []string{"AGENTCONFORM_FAULTS=pipe_cut:at=" + strconv.Itoa(at)}})
+		r, _ := l.wait()
+		if r.code != 0 || r.signaled || len(r.stdout) != at || r.stdout != full.stdout[:at] || strings.Contains(r.stdout, `"type":"result"`) {
+			t.Errorf("at=%d: exit %d, %d stdout bytes (want the first %d of %d), ends %q", at, r.code, len(r.stdout), at, len(full.stdout), r.stdout[max(0, len(r.stdout)-40):])
+		}
+		if r.stderr != full.stderr {
+			t.Errorf("at=%d: stderr %q, want %q", at, r.stderr, full.stderr)
 		}
 	}
 }

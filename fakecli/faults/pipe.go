@@ -9,7 +9,7 @@ import (
 )
 
 // Stdout wraps the fake's stdout with the plan's writer faults (slicer,
-// latency, bandwidth, limit_data), in spec order: the first listed sees
+// latency, bandwidth, limit_data, pipe_cut), in spec order: the first listed sees
 // the engine's writes, and each passes its own writes to the next. The
 // engine writes each line, newline included, in one Write call; the
 // returned writer is safe for concurrent use.
@@ -249,5 +249,38 @@ func (l *limitData) Write(b []byte) (int, error) {
 	}
 	l.record(fmt.Sprintf("stdout ended after %d bytes, %d bytes into write %d (of %d bytes); exit 0", l.written, left, l.writes, len(b)))
 	l.e.request(0)
+	return len(b), nil
+}
+
+// pipeCut passes the first at bytes, then discards the rest without ending
+// the process: Gemini CLI's process.exit with stdout still queued.
+type pipeCut struct {
+	once
+	w       io.Writer
+	at      int64
+	written int64
+	writes  int
+	cut     bool
+}
+
+func wrapPipeCut(p *Plan, f *fault, w io.Writer, _ *ender) io.Writer {
+	return &pipeCut{once: once{p: p, f: f}, w: w, at: f.ints["at"]}
+}
+
+func (c *pipeCut) Write(b []byte) (int, error) {
+	if c.cut {
+		return len(b), nil
+	}
+	c.writes++
+	left := c.at - c.written
+	if int64(len(b)) <= left {
+		n, err := writeAll(c.w, b)
+		c.written += int64(n)
+		return n, err
+	}
+	c.cut = true
+	n, _ := writeAll(c.w, b[:left])
+	c.written += int64(n)
+	c.record(fmt.Sprintf("stdout lost after %d bytes, %d bytes into write %d (of %d bytes); the process goes on and exits as the transcript says", c.written, left, c.writes, len(b)))
 	return len(b), nil
 }

@@ -3,6 +3,7 @@ package faults
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -198,6 +199,39 @@ func TestLimitData(t *testing.T) {
 	writeLines(t, p.Stdout(&rec, func(int) { ended = true }), in)
 	if ended || !bytes.Equal(rec.joined(), stream) || p.Applied() != nil {
 		t.Errorf("limit beyond the stream: ended=%v, %d bytes, applied %v", ended, len(rec.joined()), p.Applied())
+	}
+}
+
+// TestPipeCut: stdout gets exactly the first at bytes (a multiple of 64
+// KiB), the rest is discarded, and the process is not ended (Gemini CLI
+// exits as it would: process.exit in packages/cli/src/gemini.tsx right
+// after runNonInteractive, without draining stdout).
+func TestPipeCut(t *testing.T) {
+	line := []byte(`{"type":"message","role":"assistant","content":"` + strings.Repeat("x", 5000) + `","delta":true}` + "\n")
+	var in [][]byte
+	for i := 0; i < 60; i++ { // about 300 KB
+		in = append(in, line)
+	}
+	stream := bytes.Join(in, nil)
+	for _, at := range []int{65536, 131072, 262144} {
+		p, _ := mustParse(t, "pipe_cut:at="+itoa(at), 1)
+		var rec recorder
+		ended := false
+		writeLines(t, p.Stdout(&rec, func(int) { ended = true }), in)
+		if !bytes.Equal(rec.joined(), stream[:at]) || ended {
+			t.Errorf("at=%d: wrote %d bytes (want the first %d), ended %v", at, len(rec.joined()), at, ended)
+		}
+		a := onlyApplied(t, p.Applied(), "pipe_cut")
+		if a.Params["at"] != itoa(at) || !strings.Contains(a.Detail, "stdout lost after "+itoa(at)+" bytes") {
+			t.Errorf("at=%d: applied %+v", at, a)
+		}
+	}
+	// A stream that fits is left alone.
+	p, _ := mustParse(t, "pipe_cut", 1)
+	var rec recorder
+	writeLines(t, p.Stdout(&rec, nil), in[:10])
+	if !bytes.Equal(rec.joined(), bytes.Join(in[:10], nil)) || p.Applied() != nil {
+		t.Errorf("short stream: %d bytes, applied %v", len(rec.joined()), p.Applied())
 	}
 }
 
