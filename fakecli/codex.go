@@ -14,7 +14,8 @@ import (
 	"github.com/agentconform/agentconform/transcript"
 )
 
-// codexVersion is the version the fake claims (protocols.md: 0.169.0).
+// codexVersion is the version the fake claims: that of the captures in
+// testdata/captures/codex.
 const codexVersion = "0.169.0"
 
 // runCodex is the codex personality: `codex exec`, one turn per process.
@@ -56,7 +57,9 @@ func runCodex(p *proc) int {
 	eng.defaultSignal = codexSignal
 
 	// stdin: read to EOF before anything else when it is not a terminal,
-	// even with a prompt argument (protocols.md §2.1).
+	// even with a prompt argument (`codex exec --help`: "If stdin is piped
+	// and a prompt is also provided, stdin is appended as a <stdin> block";
+	// testdata/captures/codex/*.stderr.txt).
 	var prompt string
 	if f.promptGiven && f.prompt != "-" {
 		prompt = f.prompt
@@ -168,9 +171,10 @@ func runCodex(p *proc) int {
 	return eng.run()
 }
 
-// codexSignal is Codex's own answer to a signal (protocols.md §2.4):
-// SIGINT stops with no final event and exit 1; SIGTERM and SIGHUP kill it
-// (the npm launcher re-raises the signal its child died of).
+// codexSignal is Codex's own answer to a signal, as observed on 0.169.0
+// (fixtures/codex/interrupt.jsonl): SIGINT stops with no final event and
+// exit 1; SIGTERM and SIGHUP kill it (the npm launcher bin/codex.js execs
+// the binary, or re-raises the signal its child died of).
 func codexSignal(e *engine, sig syscall.Signal) flow {
 	if sig == syscall.SIGINT {
 		return e.finish(1)

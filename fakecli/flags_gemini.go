@@ -9,7 +9,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// geminiFlags is Gemini CLI's command line (0.61.0, protocols.md §3.1).
+// geminiFlags is Gemini CLI's command line: `gemini --help` of 0.61.0 and
+// the yargs options of packages/cli/src/config/config.ts.
 type geminiFlags struct {
 	prompt            string
 	promptGiven       bool

@@ -13,7 +13,8 @@ import (
 	"github.com/agentconform/agentconform/transcript"
 )
 
-// geminiVersion is the version the fake claims (protocols.md: 0.61.0).
+// geminiVersion is the version the fake claims: that of the captures in
+// testdata/captures/gemini.
 const geminiVersion = "0.61.0"
 
 // geminiStdinWait is how long Gemini waits for the first piped input
@@ -229,8 +230,10 @@ func geminiList(p *proc, st *store, here string) int {
 	return 0
 }
 
-// geminiSignal is Gemini's own answer to SIGINT, SIGTERM and SIGHUP
-// (protocols.md §3.4): a graceful shutdown with no result, exit 0.
+// geminiSignal is Gemini's own answer to SIGINT, SIGTERM and SIGHUP:
+// setupSignalHandlers in packages/cli/src/utils/cleanup.ts runs
+// gracefulShutdown, which exits 0 (ExitCodes.SUCCESS) and writes no
+// result.
 func geminiSignal(e *engine, sig syscall.Signal) flow {
 	return e.finish(0)
 }
