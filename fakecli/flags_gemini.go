@@ -10,7 +10,8 @@ import (
 )
 
 // geminiFlags is Gemini CLI's command line: `gemini --help` of 0.61.0 and
-// the yargs options of packages/cli/src/config/config.ts.
+// the yargs options of google-gemini/gemini-cli@5411f113
+// packages/cli/src/config/config.ts.
 type geminiFlags struct {
 	prompt            string
 	promptGiven       bool

@@ -162,12 +162,13 @@ func runGemini(p *proc) int {
 }
 
 // geminiYOLO is the notice Gemini writes on stderr when the command line
-// turns YOLO mode on: loadCliConfig in packages/cli/src/config/config.ts
-// (debugLogger.warn when the approval mode is yolo, from -y/--yolo or
-// --approval-mode yolo; a settings default of yolo is ignored there). The
-// relaunched CLI loads its configuration in the parent and in the child,
-// so a run writes it twice (testdata/captures/gemini/tool_single.stderr.txt,
-// with --yolo); a run without YOLO mode writes none (plain_text.stderr.txt,
+// turns YOLO mode on: loadCliConfig in google-gemini/gemini-cli@5411f113
+// packages/cli/src/config/config.ts (debugLogger.warn when the approval mode
+// is yolo, from -y/--yolo or --approval-mode yolo; a settings default of
+// yolo is ignored there). The relaunched CLI loads its configuration in the
+// parent and in the child, so a run writes it twice
+// (testdata/captures/gemini/tool_single.stderr.txt, with --yolo); a run
+// without YOLO mode writes none (plain_text.stderr.txt,
 // api_error_401.stderr.txt).
 const geminiYOLO = "YOLO mode is enabled. All tool calls will be automatically approved."
 
@@ -231,9 +232,9 @@ func geminiList(p *proc, st *store, here string) int {
 }
 
 // geminiSignal is Gemini's own answer to SIGINT, SIGTERM and SIGHUP:
-// setupSignalHandlers in packages/cli/src/utils/cleanup.ts runs
-// gracefulShutdown, which exits 0 (ExitCodes.SUCCESS) and writes no
-// result.
+// setupSignalHandlers in google-gemini/gemini-cli@5411f113
+// packages/cli/src/utils/cleanup.ts runs gracefulShutdown, which exits 0
+// (ExitCodes.SUCCESS) and writes no result.
 func geminiSignal(e *engine, sig syscall.Signal) flow {
 	return e.finish(0)
 }

@@ -170,10 +170,10 @@ var defs = []*faultDef{
 			intParam("bytes", 0, 1<<62, "4096", true, "stdout bytes written before the cut"),
 		}},
 	{name: "pipe_cut", kind: "pipe", wrap: wrapPipeCut,
-		desc: "Loses stdout after N bytes, a multiple of 64 KiB (cutting a line), and goes on: stderr, the timing and the exit status stay the transcript's, so a successful run exits 0 with no final event. A quirk of the real Gemini CLI on a pipe: it calls process.exit right after its last write, without draining stdout, and what is still queued behind the full 64 KiB pipe buffer is lost. Catches adapters that take exit 0 for a complete stream.",
+		desc: "Cuts the first stdout line longer than N bytes after its first N bytes (a multiple of 64 KiB) and loses the rest of stdout, and goes on: stderr, the timing and the exit status stay the transcript's, so a successful run exits 0 with no final event. A quirk of the real Gemini CLI on a pipe: it calls process.exit right after its last write, without draining stdout, and what is still queued behind the full 64 KiB pipe buffer is lost. Catches adapters that take exit 0 for a complete stream.",
 		params: []paramDef{
 			{name: "at", kind: kindInt, min: 64 << 10, max: 1 << 62, multiple: 64 << 10, dflt: "65536", fixed: true,
-				meaning: "stdout bytes that get through (a multiple of 65536, the Linux pipe buffer)"},
+				meaning: "bytes of the cut line that get through (a multiple of 65536, the Linux pipe buffer)"},
 		}},
 	{name: "exit_mid_line", kind: "pipe", steps: stepsExitMidLine,
 		desc: "Writes the first half of one stdout line without its newline, then exits. Catches adapters that drop or mis-parse a partial last line.",

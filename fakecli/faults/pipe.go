@@ -252,8 +252,11 @@ func (l *limitData) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// pipeCut passes the first at bytes, then discards the rest without ending
-// the process: Gemini CLI's process.exit with stdout still queued.
+// pipeCut writes the first write longer than at only up to at bytes, and
+// discards it and everything after, without ending the process: Gemini
+// CLI's process.exit with the tail of a big line still queued behind the
+// full pipe (testdata/captures/gemini/pipe_cut.meta.json: the cut fell
+// 5 × 64 KiB into a 368 KB line, the lines before it whole).
 type pipeCut struct {
 	once
 	w       io.Writer
@@ -272,15 +275,14 @@ func (c *pipeCut) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	c.writes++
-	left := c.at - c.written
-	if int64(len(b)) <= left {
+	if int64(len(b)) <= c.at {
 		n, err := writeAll(c.w, b)
 		c.written += int64(n)
 		return n, err
 	}
 	c.cut = true
-	n, _ := writeAll(c.w, b[:left])
+	n, _ := writeAll(c.w, b[:c.at])
 	c.written += int64(n)
-	c.record(fmt.Sprintf("stdout lost after %d bytes, %d bytes into write %d (of %d bytes); the process goes on and exits as the transcript says", c.written, left, c.writes, len(b)))
+	c.record(fmt.Sprintf("stdout lost %d bytes into write %d (of %d bytes), after %d bytes in all; the process goes on and exits as the transcript says", c.at, c.writes, len(b), c.written))
 	return len(b), nil
 }

@@ -202,36 +202,41 @@ func TestLimitData(t *testing.T) {
 	}
 }
 
-// TestPipeCut: stdout gets exactly the first at bytes (a multiple of 64
-// KiB), the rest is discarded, and the process is not ended (Gemini CLI
-// exits as it would: process.exit in packages/cli/src/gemini.tsx right
-// after runNonInteractive, without draining stdout).
+// TestPipeCut: the lines before the first one longer than at are written
+// whole, that one only up to at bytes (a multiple of 64 KiB), nothing after,
+// and the process is not ended: Gemini CLI exits as it would (process.exit
+// in google-gemini/gemini-cli@5411f113 packages/cli/src/gemini.tsx right
+// after runNonInteractive, without draining stdout), as in
+// testdata/captures/gemini/pipe_cut.meta.json.
 func TestPipeCut(t *testing.T) {
-	line := []byte(`{"type":"message","role":"assistant","content":"` + strings.Repeat("x", 5000) + `","delta":true}` + "\n")
-	var in [][]byte
-	for i := 0; i < 60; i++ { // about 300 KB
-		in = append(in, line)
-	}
-	stream := bytes.Join(in, nil)
-	for _, at := range []int{65536, 131072, 262144} {
+	small := []byte(`{"type":"message","role":"assistant","content":"` + strings.Repeat("x", 5000) + `","delta":true}` + "\n")
+	big := []byte(`{"type":"tool_result","tool_id":"t1","status":"success","output":"` + strings.Repeat("y", 368000) + `"}` + "\n")
+	in := [][]byte{small, small, small, big, small, []byte(`{"type":"result","status":"success"}` + "\n")}
+	head := bytes.Join(in[:3], nil)
+	for _, at := range []int{65536, 131072, 327680} {
 		p, _ := mustParse(t, "pipe_cut:at="+itoa(at), 1)
 		var rec recorder
 		ended := false
 		writeLines(t, p.Stdout(&rec, func(int) { ended = true }), in)
-		if !bytes.Equal(rec.joined(), stream[:at]) || ended {
-			t.Errorf("at=%d: wrote %d bytes (want the first %d), ended %v", at, len(rec.joined()), at, ended)
+		want := append(append([]byte(nil), head...), big[:at]...)
+		if !bytes.Equal(rec.joined(), want) || ended {
+			t.Errorf("at=%d: wrote %d bytes (want %d: three lines and %d of the big one), ended %v", at, len(rec.joined()), len(want), at, ended)
 		}
 		a := onlyApplied(t, p.Applied(), "pipe_cut")
-		if a.Params["at"] != itoa(at) || !strings.Contains(a.Detail, "stdout lost after "+itoa(at)+" bytes") {
+		if a.Params["at"] != itoa(at) || !strings.Contains(a.Detail, "stdout lost "+itoa(at)+" bytes into write 4") {
 			t.Errorf("at=%d: applied %+v", at, a)
 		}
 	}
-	// A stream that fits is left alone.
+	// No line longer than at: left alone, however long the stream.
 	p, _ := mustParse(t, "pipe_cut", 1)
 	var rec recorder
-	writeLines(t, p.Stdout(&rec, nil), in[:10])
-	if !bytes.Equal(rec.joined(), bytes.Join(in[:10], nil)) || p.Applied() != nil {
-		t.Errorf("short stream: %d bytes, applied %v", len(rec.joined()), p.Applied())
+	var many [][]byte
+	for i := 0; i < 60; i++ {
+		many = append(many, small)
+	}
+	writeLines(t, p.Stdout(&rec, nil), many)
+	if !bytes.Equal(rec.joined(), bytes.Join(many, nil)) || p.Applied() != nil {
+		t.Errorf("short lines: %d bytes, applied %v", len(rec.joined()), p.Applied())
 	}
 }
 
