@@ -3,6 +3,8 @@
 package fakecli_test
 
 import (
+	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -155,4 +157,87 @@ func TestCodexHumanOutput(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.stdout, "{") || strings.Count(r.stdout, "\n") != 1 {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 	}
+}
+
+// TestCodexHumanSessionID: without --json, codex-cli 0.169.0 writes on
+// stderr a configuration summary that names the session ("session id:
+// <thread id>"), the prompt and every event as text, and on stdout only the
+// final agent message (testdata/captures/codex/human_exec.*; the summary is
+// print_config_summary and the tail print_final_output in
+// codex-rs/exec/src/event_processor_with_human_output.rs). Clients read the
+// id from stderr to resume with `codex exec resume <id>`, which continues
+// that session (human_resume.*: same id, default sandbox read-only).
+func TestCodexHumanSessionID(t *testing.T) {
+	fx, err := loadFixture("codex/multi-turn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	thread := fx.Header.SessionID
+	f := fakecli.Start(t, fakecli.Options{Fixture: "codex/multi-turn"})
+	dir := t.TempDir()
+	first := runFake(t, f, "codex", []string{"exec", "--skip-git-repo-check", "-s", "workspace-write", "-c", `model_provider="mock"`, "What does greet.go do?"}, cmdOpts{dir: dir})
+	want := "Reading additional input from stdin...\n" +
+		"OpenAI Codex v0.169.0\n--------\n" +
+		"workdir: DIR\nmodel: gpt-5.5\nprovider: mock\napproval: never\n" +
+		"sandbox: workspace-write [workdir, /tmp, $TMPDIR]\nreasoning effort: none\nreasoning summaries: none\n" +
+		"session id: " + thread + "\n--------\n" +
+		"user\nWhat does greet.go do?\n" +
+		"exec\n/bin/bash -lc 'cat greet.go' in DIR\n succeeded in 0ms:\n" +
+		"package greet\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn \"Hello \" + name\n}\n\n" +
+		"codex\n`greet.go` defines `Greet(name)`, which returns \"Hello \" followed by the name.\n" +
+		"tokens used\n698\n" // 5210 input - 4608 cached + 96 output
+	if first.code != 0 || human(first.stderr, dir) != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", first.code, human(first.stderr, dir), want)
+	}
+	if first.stdout != "`greet.go` defines `Greet(name)`, which returns \"Hello \" followed by the name.\n" {
+		t.Errorf("stdout %q", first.stdout)
+	}
+	// As a client does: the id from stderr, then resume in human mode.
+	m := regexp.MustCompile(`(?m)^session id: (\S+)$`).FindStringSubmatch(first.stderr)
+	if m == nil || m[1] != thread {
+		t.Fatalf("session id on stderr: %q, want %s", m, thread)
+	}
+	second := runFake(t, f, "codex", []string{"exec", "--skip-git-repo-check", "resume", m[1], "Make it end with an exclamation mark."}, cmdOpts{dir: dir})
+	if second.code != 0 || second.stdout != "`Greet` now returns \"Hello \" + name + \"!\".\n" {
+		t.Errorf("resumed: exit %d, stdout %q, stderr %q", second.code, second.stdout, second.stderr)
+	}
+	for _, s := range []string{"\nsandbox: read-only\n", "\nsession id: " + thread + "\n", "\nuser\nMake it end with an exclamation mark.\n",
+		"\napply patch\npatch: completed\n/home/user/project/greet.go\ncodex\n", "\ntokens used\n1,316\n"} {
+		if !strings.Contains(second.stderr, s) {
+			t.Errorf("resumed stderr lacks %q:\n%s", s, second.stderr)
+		}
+	}
+}
+
+// TestCodexHumanErrors: the human output of a failed turn is "ERROR:
+// <message>" for the error notification and again for the failed turn, and
+// nothing on stdout (testdata/captures/codex/human_api_error.*); a retried
+// stream prints "ERROR: Reconnecting... 1/2" without the details --json
+// appends, and the turn goes on (human_stream_retry.*).
+func TestCodexHumanErrors(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "codex/api-error"})
+	r := runFake(t, f, "codex", []string{"exec", "--skip-git-repo-check", "Say hello."}, cmdOpts{})
+	fx, err := loadFixture("codex/api-error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := jsonField(strings.Split(walk(t, fx.Processes()[0]).stdout, "\n")[2], "message")
+	if r.code != 1 || r.stdout != "" || !strings.HasSuffix(r.stderr, "\nSay hello.\nERROR: "+msg+"\nERROR: "+msg+"\n") || strings.Contains(r.stderr, "tokens used") {
+		t.Errorf("api error: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	f = fakecli.Start(t, fakecli.Options{Fixture: "codex/stream-retry"})
+	r = runFake(t, f, "codex", []string{"exec", "--skip-git-repo-check", "hi"}, cmdOpts{})
+	if r.code != 0 || r.stdout != "It printed `hi`.\n" || !strings.Contains(r.stderr, "\nhi\nERROR: Reconnecting... 1/2\nexec\n") {
+		t.Errorf("stream retry: exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// human normalises a human-output stderr: the working directory becomes
+// DIR and command durations 0ms.
+func human(stderr, dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		stderr = strings.ReplaceAll(stderr, real, "DIR")
+	}
+	stderr = strings.ReplaceAll(stderr, dir, "DIR")
+	return regexp.MustCompile(`(?m)^ (succeeded|exited \d+) in \d+ms:$`).ReplaceAllString(stderr, " $1 in 0ms:")
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// codexFlags is `codex exec` (0.169.0, protocols.md §2.1).
+// codexFlags is `codex exec` as `codex exec --help` of 0.169.0 shows it.
 type codexFlags struct {
 	json         bool
 	skipGitCheck bool

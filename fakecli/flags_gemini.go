@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// geminiFlags is Gemini CLI's command line (0.61.0, protocols.md §3.1).
+// geminiFlags is Gemini CLI's command line: `gemini --help` of 0.61.0 and
+// the yargs options of google-gemini/gemini-cli@5411f113
+// packages/cli/src/config/config.ts.
 type geminiFlags struct {
 	prompt            string
 	promptGiven       bool

@@ -13,7 +13,8 @@ import (
 	"github.com/agentconform/agentconform/transcript"
 )
 
-// geminiVersion is the version the fake claims (protocols.md: 0.61.0).
+// geminiVersion is the version the fake claims: that of the captures in
+// testdata/captures/gemini.
 const geminiVersion = "0.61.0"
 
 // geminiStdinWait is how long Gemini waits for the first piped input
@@ -146,7 +147,7 @@ func runGemini(p *proc) int {
 		return p.harnessError(err)
 	}
 
-	eng.steps = p.plan.steps("gemini", parts[part])
+	eng.steps = geminiYOLONotices(p.plan.steps("gemini", parts[part]), f.yolo || f.approvalMode == "yolo")
 	eng.labels = transcript.Labels(eng.steps)
 	if recID != "" && sid != recID {
 		eng.rewriteFrom, eng.rewriteTo = recID, sid
@@ -158,6 +159,42 @@ func runGemini(p *proc) int {
 		eng.format = &geminiJSON{}
 	}
 	return eng.run()
+}
+
+// geminiYOLO is the notice Gemini writes on stderr when the command line
+// turns YOLO mode on: loadCliConfig in google-gemini/gemini-cli@5411f113
+// packages/cli/src/config/config.ts (debugLogger.warn when the approval mode
+// is yolo, from -y/--yolo or --approval-mode yolo; a settings default of
+// yolo is ignored there). The relaunched CLI loads its configuration in the
+// parent and in the child, so a run writes it twice
+// (testdata/captures/gemini/tool_single.stderr.txt, with --yolo); a run
+// without YOLO mode writes none (plain_text.stderr.txt,
+// api_error_401.stderr.txt).
+const geminiYOLO = "YOLO mode is enabled. All tool calls will be automatically approved."
+
+// geminiYOLONotices makes a process part's YOLO notices follow this
+// process's command line rather than the recorded one: without YOLO mode
+// they are dropped; with it a part that has none gets the two, first.
+func geminiYOLONotices(steps []transcript.Step, yolo bool) []transcript.Step {
+	var out []transcript.Step
+	found := false
+	for _, st := range steps {
+		if st.Op == transcript.OpErr && st.Text == geminiYOLO {
+			found = true
+			if !yolo {
+				continue
+			}
+		}
+		out = append(out, st)
+	}
+	if yolo && !found {
+		notice := transcript.Step{Op: transcript.OpErr, Text: geminiYOLO}
+		out = append([]transcript.Step{notice, notice}, out...)
+	}
+	if !found && !yolo {
+		return steps
+	}
+	return out
 }
 
 // geminiFind resolves --resume: "latest" (or bare), a 1-based index into
@@ -194,8 +231,10 @@ func geminiList(p *proc, st *store, here string) int {
 	return 0
 }
 
-// geminiSignal is Gemini's own answer to SIGINT, SIGTERM and SIGHUP
-// (protocols.md §3.4): a graceful shutdown with no result, exit 0.
+// geminiSignal is Gemini's own answer to SIGINT, SIGTERM and SIGHUP:
+// setupSignalHandlers in google-gemini/gemini-cli@5411f113
+// packages/cli/src/utils/cleanup.ts runs gracefulShutdown, which exits 0
+// (ExitCodes.SUCCESS) and writes no result.
 func geminiSignal(e *engine, sig syscall.Signal) flow {
 	return e.finish(0)
 }

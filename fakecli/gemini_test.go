@@ -3,6 +3,7 @@
 package fakecli_test
 
 import (
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -106,5 +107,86 @@ func TestGeminiStdinPrompt(t *testing.T) {
 	empty := runFake(t, f, "gemini", []string{"-o", "stream-json"}, cmdOpts{})
 	if empty.code != 1 || !strings.HasPrefix(empty.stderr, "No input provided via stdin.") {
 		t.Errorf("no prompt at all: exit %d, stderr %q", empty.code, empty.stderr)
+	}
+}
+
+// TestGeminiYOLONotice: Gemini writes "YOLO mode is enabled. ..." on stderr
+// only when its command line turns YOLO mode on (-y/--yolo, --approval-mode
+// yolo): loadCliConfig in google-gemini/gemini-cli@5411f113
+// packages/cli/src/config/config.ts warns when the approval mode is yolo,
+// once in the launcher and once in the relaunched child.
+// testdata/captures/gemini/tool_single.stderr.txt (--yolo) has the two
+// lines, plain_text.stderr.txt and api_error_401.stderr.txt (no -y) none.
+// The fake follows its own argv, not the fixture's.
+func TestGeminiYOLONotice(t *testing.T) {
+	const notice = "YOLO mode is enabled. All tool calls will be automatically approved.\n"
+	for _, fixture := range []string{"gemini/single-tool", "gemini/plain-text"} { // recorded with and without -y
+		f := fakecli.Start(t, fakecli.Options{Fixture: fixture})
+		for _, tc := range []struct {
+			args []string
+			want int
+		}{
+			{[]string{"-o", "stream-json", "-p", "hi"}, 0},
+			{[]string{"-o", "stream-json", "--approval-mode", "auto_edit", "-p", "hi"}, 0},
+			{[]string{"-o", "stream-json", "--approval-mode", "default", "-p", "hi"}, 0},
+			{[]string{"-o", "stream-json", "-y", "-p", "hi"}, 2},
+			{[]string{"-o", "stream-json", "--yolo", "-p", "hi"}, 2},
+			{[]string{"-o", "stream-json", "--approval-mode", "yolo", "-p", "hi"}, 2},
+			{[]string{"-o", "stream-json", "--approval-mode=yolo", "-p", "hi"}, 2},
+		} {
+			r := runFake(t, f, "gemini", tc.args, cmdOpts{})
+			got := strings.Count(r.stderr, notice)
+			if r.code != 0 || got != tc.want || (tc.want > 0 && !strings.HasPrefix(r.stderr, notice+notice)) {
+				t.Errorf("%s %v: exit %d, %d notices (want %d), stderr:\n%s", fixture, tc.args, r.code, got, tc.want, r.stderr)
+			}
+		}
+	}
+}
+
+// TestGeminiAPIErrorExit: an API error ends a stream-json run with result
+// status error and the exit status the error's HTTP status gives, mod 256:
+// handleError in google-gemini/gemini-cli@5411f113
+// packages/cli/src/utils/errors.ts exits with
+// getNumericExitCode(extractErrorCode(error)), the error's status. Captured
+// on 0.61.0: 401 → 145, 429 → 173, 500 → 244
+// (testdata/captures/gemini/api_error_*.meta.json); 400 → 144.
+func TestGeminiAPIErrorExit(t *testing.T) {
+	for fixture, code := range map[string]int{"gemini/api-error": 144, "gemini/api-error-401": 145, "gemini/api-error-429": 173, "gemini/api-error-500": 244} {
+		f := fakecli.Start(t, fakecli.Options{Fixture: fixture})
+		r := runFake(t, f, "gemini", []string{"-p", "Say hello in one short sentence.", "-o", "stream-json"}, cmdOpts{})
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		last := lines[len(lines)-1]
+		if r.code != code || r.signaled || jsonField(last, "type") != "result" || jsonField(last, "status") != "error" {
+			t.Errorf("%s: exit %d (want %d), last line %s", fixture, r.code, code, last)
+		}
+		if status := strings.TrimPrefix(fixture, "gemini/api-error-"); status != fixture && !strings.Contains(r.stderr, "status: "+status) {
+			t.Errorf("%s: stderr has no error report for %s:\n%s", fixture, status, r.stderr)
+		}
+	}
+}
+
+// TestGeminiPipeCut: the pipe_cut fault reproduces a quirk of the real
+// Gemini CLI on a pipe. After runNonInteractive, main in
+// google-gemini/gemini-cli@5411f113 packages/cli/src/gemini.tsx calls
+// process.exit(ExitCodes.SUCCESS) without draining stdout, so the tail of a
+// big line still queued behind the full 64 KiB pipe is lost, with every line
+// after it: observed on 0.61.0 in 2 of 4 runs on a slow pipe, stdout ended 5
+// × 64 KiB into a 368 KB tool_result line, with no result and exit 0
+// (testdata/captures/gemini/pipe_cut.meta.json).
+func TestGeminiPipeCut(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/long-output"})
+	full := runFake(t, f, "gemini", append(geminiP, "How many requests in logs/server.log failed?"), cmdOpts{})
+	start := strings.Index(full.stdout, `{"type":"tool_result"`) // the 300 KB line
+	for _, at := range []int{65536, 262144} {
+		l := startFake(t, f, "gemini", append(geminiP, "How many requests in logs/server.log failed?"),
+			cmdOpts{env: []string{"AGENTCONFORM_FAULTS=pipe_cut:at=" + strconv.Itoa(at)}})
+		r, _ := l.wait()
+		if r.code != 0 || r.signaled || r.stdout != full.stdout[:start+at] || strings.Contains(r.stdout, `"type":"result"`) {
+			t.Errorf("at=%d: exit %d, %d stdout bytes (want %d: the lines before the tool_result and %d bytes of it), ends %q",
+				at, r.code, len(r.stdout), start+at, at, r.stdout[max(0, len(r.stdout)-40):])
+		}
+		if r.stderr != full.stderr {
+			t.Errorf("at=%d: stderr %q, want %q", at, r.stderr, full.stderr)
+		}
 	}
 }

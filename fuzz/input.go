@@ -158,6 +158,7 @@ const (
 	pBanner                   // one of bannerTexts
 	pMS                       // latency: 0..7 ms
 	pBPS                      // bandwidth: (1+byte) times 64 KiB per second
+	pBlocks                   // pipe_cut: (1 + byte%4) times 64 KiB
 )
 
 // paramSpec is one parameter of a vocabulary entry.
@@ -212,6 +213,7 @@ var vocabulary = []opSpec{
 	{op: OpInterrupt, params: []paramSpec{{"after", pAfter}}},
 	{op: "latency", params: []paramSpec{{"ms", pMS}}, timing: true},
 	{op: "bandwidth", params: []paramSpec{{"bps", pBPS}}, timing: true},
+	{op: "pipe_cut", params: []paramSpec{{"at", pBlocks}}},
 }
 
 // ladderSizes are the line sizes ladder mutations choose from: both sides
@@ -437,6 +439,8 @@ func paramValue(k paramKind, b, b2 byte, cli string) (string, bool) {
 		return itoa(int(b) % 8), true
 	case pBPS:
 		return itoa((1 + int(b)) * 64 << 10), true
+	case pBlocks:
+		return itoa((1 + int(b)%4) * 64 << 10), true
 	}
 	return "", false
 }

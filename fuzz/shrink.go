@@ -172,7 +172,7 @@ func withoutSteps(t *transcript.Transcript, idx []int, keep []bool) *transcript.
 
 // writerFaults are the faults that act on the bytes written rather than
 // on the transcript's steps.
-var writerFaults = map[string]bool{"slicer": true, "latency": true, "bandwidth": true, "limit_data": true}
+var writerFaults = map[string]bool{"slicer": true, "latency": true, "bandwidth": true, "limit_data": true, "pipe_cut": true}
 
 // materialize writes a case's step faults into its transcript, process
 // by process, as the fakes apply them, and returns the transcript and

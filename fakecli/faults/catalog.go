@@ -55,13 +55,15 @@ const (
 
 // paramDef is one parameter of a fault.
 type paramDef struct {
-	name    string
-	kind    paramKind
-	min     int64
-	max     int64
-	dflt    string // for Info; the default value itself when fixed
-	fixed   bool   // dflt is a value (else the fault chooses one)
-	meaning string
+	name  string
+	kind  paramKind
+	min   int64
+	max   int64
+	dflt  string // for Info; the default value itself when fixed
+	fixed bool   // dflt is a value (else the fault chooses one)
+	// multiple, when set, is what an integer value must be a multiple of.
+	multiple int64
+	meaning  string
 }
 
 // faultDef is one fault: its documentation and what it does. A fault has
@@ -166,6 +168,12 @@ var defs = []*faultDef{
 		desc: "Writes only the first N bytes of stdout (cutting a line), then closes stdout and exits 0, as toxiproxy's limit_data. Catches adapters that accept a truncated stream as complete.",
 		params: []paramDef{
 			intParam("bytes", 0, 1<<62, "4096", true, "stdout bytes written before the cut"),
+		}},
+	{name: "pipe_cut", kind: "pipe", wrap: wrapPipeCut,
+		desc: "Cuts the first stdout line longer than N bytes after its first N bytes (a multiple of 64 KiB) and loses the rest of stdout, and goes on: stderr, the timing and the exit status stay the transcript's, so a successful run exits 0 with no final event. A quirk of the real Gemini CLI on a pipe: it calls process.exit right after its last write, without draining stdout, and what is still queued behind the full 64 KiB pipe buffer is lost. Catches adapters that take exit 0 for a complete stream.",
+		params: []paramDef{
+			{name: "at", kind: kindInt, min: 64 << 10, max: 1 << 62, multiple: 64 << 10, dflt: "65536", fixed: true,
+				meaning: "bytes of the cut line that get through (a multiple of 65536, the Linux pipe buffer)"},
 		}},
 	{name: "exit_mid_line", kind: "pipe", steps: stepsExitMidLine,
 		desc: "Writes the first half of one stdout line without its newline, then exits. Catches adapters that drop or mis-parse a partial last line.",

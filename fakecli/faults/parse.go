@@ -119,6 +119,9 @@ func (pd *paramDef) check(v string) (string, int64, error) {
 		if err != nil || n < pd.min || n > pd.max {
 			return "", 0, fmt.Errorf("want a whole number from %d to %d", pd.min, pd.max)
 		}
+		if pd.multiple > 0 && n%pd.multiple != 0 {
+			return "", 0, fmt.Errorf("want a multiple of %d", pd.multiple)
+		}
 		return strconv.FormatInt(n, 10), n, nil
 	case kindSignal:
 		s := strings.ToUpper(v)

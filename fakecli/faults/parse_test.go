@@ -35,6 +35,7 @@ func TestParseGood(t *testing.T) {
 			{"drop", map[string]string{"type": "item.completed", "nth": "2"}},
 			{"drop", map[string]string{"nth": "1"}}}},
 		{"ladder:size=067108864", []item{{"ladder", map[string]string{"size": "67108864"}}}},
+		{"pipe_cut:at=131072", []item{{"pipe_cut", map[string]string{"at": "131072"}}}},
 		{"repeat_id:nth=2;break_pair;corrupt_type:field=session_id", []item{
 			{"repeat_id", map[string]string{"nth": "2"}},
 			{"break_pair", map[string]string{}},
@@ -59,7 +60,7 @@ func TestParseGood(t *testing.T) {
 }
 
 func TestParseDefaults(t *testing.T) {
-	p, _ := mustParse(t, "stderr_flood;die;banner;exit_mid_line;limit_data;ladder;latency;bandwidth;slicer", 1)
+	p, _ := mustParse(t, "stderr_flood;die;banner;exit_mid_line;limit_data;pipe_cut;ladder;latency;bandwidth;slicer", 1)
 	got := map[string]any{}
 	for _, f := range p.faults {
 		for k, v := range f.ints {
@@ -71,7 +72,7 @@ func TestParseDefaults(t *testing.T) {
 	}
 	want := map[string]any{
 		"stderr_flood.bytes": int64(4 << 20), "die.signal": "SIGKILL", "banner.text": defaultBanner, "banner.at": int64(1),
-		"exit_mid_line.code": int64(1), "limit_data.bytes": int64(4096), "ladder.size": int64(1048577),
+		"exit_mid_line.code": int64(1), "limit_data.bytes": int64(4096), "pipe_cut.at": int64(65536), "ladder.size": int64(1048577),
 		"latency.ms": int64(100), "latency.jitter": int64(0), "bandwidth.bps": int64(16384), "slicer.delay_us": int64(0),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -91,6 +92,8 @@ func TestParseErrors(t *testing.T) {
 		{"slicer:max=abc", []string{`max="abc"`, "whole number"}},
 		{"latency:ms=-1", []string{`ms="-1"`, "from 0 to 86400000"}},
 		{"exit_code:code=256", []string{`code="256"`, "from 0 to 255"}},
+		{"pipe_cut:at=65535", []string{`at="65535"`, "from 65536 to"}},
+		{"pipe_cut:at=100000", []string{`at="100000"`, "a multiple of 65536"}},
 		{"ladder:size=2000000000", []string{`size="2000000000"`, "from 1 to 1073741824"}},
 		{"stderr_flood:bytes=1e6", []string{`bytes="1e6"`, "whole number"}},
 		{"die:signal=SIGFOO", []string{`signal="SIGFOO"`, "SIGKILL, SIGTERM"}},
@@ -168,8 +171,8 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("Parse(%q): %v", info.Name, err)
 		}
 	}
-	if kinds["pipe"] != 16 || kinds["event"] != 8 {
-		t.Errorf("kinds = %v, want 16 pipe and 8 event faults", kinds)
+	if kinds["pipe"] != 17 || kinds["event"] != 8 {
+		t.Errorf("kinds = %v, want 17 pipe and 8 event faults", kinds)
 	}
 	// Catalog returns a copy.
 	c := Catalog()

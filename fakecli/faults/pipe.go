@@ -9,7 +9,7 @@ import (
 )
 
 // Stdout wraps the fake's stdout with the plan's writer faults (slicer,
-// latency, bandwidth, limit_data), in spec order: the first listed sees
+// latency, bandwidth, limit_data, pipe_cut), in spec order: the first listed sees
 // the engine's writes, and each passes its own writes to the next. The
 // engine writes each line, newline included, in one Write call; the
 // returned writer is safe for concurrent use.
@@ -249,5 +249,40 @@ func (l *limitData) Write(b []byte) (int, error) {
 	}
 	l.record(fmt.Sprintf("stdout ended after %d bytes, %d bytes into write %d (of %d bytes); exit 0", l.written, left, l.writes, len(b)))
 	l.e.request(0)
+	return len(b), nil
+}
+
+// pipeCut writes the first write longer than at only up to at bytes, and
+// discards it and everything after, without ending the process: Gemini
+// CLI's process.exit with the tail of a big line still queued behind the
+// full pipe (testdata/captures/gemini/pipe_cut.meta.json: the cut fell
+// 5 × 64 KiB into a 368 KB line, the lines before it whole).
+type pipeCut struct {
+	once
+	w       io.Writer
+	at      int64
+	written int64
+	writes  int
+	cut     bool
+}
+
+func wrapPipeCut(p *Plan, f *fault, w io.Writer, _ *ender) io.Writer {
+	return &pipeCut{once: once{p: p, f: f}, w: w, at: f.ints["at"]}
+}
+
+func (c *pipeCut) Write(b []byte) (int, error) {
+	if c.cut {
+		return len(b), nil
+	}
+	c.writes++
+	if int64(len(b)) <= c.at {
+		n, err := writeAll(c.w, b)
+		c.written += int64(n)
+		return n, err
+	}
+	c.cut = true
+	n, _ := writeAll(c.w, b[:c.at])
+	c.written += int64(n)
+	c.record(fmt.Sprintf("stdout lost %d bytes into write %d (of %d bytes), after %d bytes in all; the process goes on and exits as the transcript says", c.at, c.writes, len(b), c.written))
 	return len(b), nil
 }

@@ -3,6 +3,7 @@ package faults
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -198,6 +199,44 @@ func TestLimitData(t *testing.T) {
 	writeLines(t, p.Stdout(&rec, func(int) { ended = true }), in)
 	if ended || !bytes.Equal(rec.joined(), stream) || p.Applied() != nil {
 		t.Errorf("limit beyond the stream: ended=%v, %d bytes, applied %v", ended, len(rec.joined()), p.Applied())
+	}
+}
+
+// TestPipeCut: the lines before the first one longer than at are written
+// whole, that one only up to at bytes (a multiple of 64 KiB), nothing after,
+// and the process is not ended: Gemini CLI exits as it would (process.exit
+// in google-gemini/gemini-cli@5411f113 packages/cli/src/gemini.tsx right
+// after runNonInteractive, without draining stdout), as in
+// testdata/captures/gemini/pipe_cut.meta.json.
+func TestPipeCut(t *testing.T) {
+	small := []byte(`{"type":"message","role":"assistant","content":"` + strings.Repeat("x", 5000) + `","delta":true}` + "\n")
+	big := []byte(`{"type":"tool_result","tool_id":"t1","status":"success","output":"` + strings.Repeat("y", 368000) + `"}` + "\n")
+	in := [][]byte{small, small, small, big, small, []byte(`{"type":"result","status":"success"}` + "\n")}
+	head := bytes.Join(in[:3], nil)
+	for _, at := range []int{65536, 131072, 327680} {
+		p, _ := mustParse(t, "pipe_cut:at="+itoa(at), 1)
+		var rec recorder
+		ended := false
+		writeLines(t, p.Stdout(&rec, func(int) { ended = true }), in)
+		want := append(append([]byte(nil), head...), big[:at]...)
+		if !bytes.Equal(rec.joined(), want) || ended {
+			t.Errorf("at=%d: wrote %d bytes (want %d: three lines and %d of the big one), ended %v", at, len(rec.joined()), len(want), at, ended)
+		}
+		a := onlyApplied(t, p.Applied(), "pipe_cut")
+		if a.Params["at"] != itoa(at) || !strings.Contains(a.Detail, "stdout lost "+itoa(at)+" bytes into write 4") {
+			t.Errorf("at=%d: applied %+v", at, a)
+		}
+	}
+	// No line longer than at: left alone, however long the stream.
+	p, _ := mustParse(t, "pipe_cut", 1)
+	var rec recorder
+	var many [][]byte
+	for i := 0; i < 60; i++ {
+		many = append(many, small)
+	}
+	writeLines(t, p.Stdout(&rec, nil), many)
+	if !bytes.Equal(rec.joined(), bytes.Join(many, nil)) || p.Applied() != nil {
+		t.Errorf("short lines: %d bytes, applied %v", len(rec.joined()), p.Applied())
 	}
 }
 
