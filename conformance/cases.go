@@ -86,7 +86,7 @@ func Generate(agents []string) ([]*Case, error) {
 				continue
 			case scenario == "permission-deny":
 				c.Permission = "deny"
-			case scenario == "api-error" || scenario == "max-turns":
+			case strings.HasPrefix(scenario, "api-error") || scenario == "max-turns":
 				c.Expect.TurnFails = true
 			}
 			cases = append(cases, c)

@@ -114,19 +114,22 @@ func TestScriptedAdapters(t *testing.T) {
 		skip string
 	}
 	outcomes := make([]outcome, len(scriptedAdapters))
+	var dirs []string
 	var wg sync.WaitGroup
 	for i, sa := range scriptedAdapters {
 		argv := interpreter(t, sa.file)
 		cases := pickCases(t, sa.cases...)
+		dir := t.TempDir()
+		dirs = append(dirs, dir)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			a := Adapter{Name: sa.file, Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, argv[0], argv[1:]...) }}
-			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: a, Cases: cases, Jobs: 3, WorkDir: t.TempDir()})
+			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: a, Cases: cases, Jobs: 3, WorkDir: dir})
 		}()
 	}
 	wg.Wait()
-	if left := markedProcesses(); len(left) > 0 {
+	if left := markedProcesses(dirs); len(left) > 0 {
 		t.Errorf("processes of the runs still running after them: %v", left)
 	}
 	for i, sa := range scriptedAdapters {
@@ -150,8 +153,10 @@ func TestScriptedAdapters(t *testing.T) {
 }
 
 // markedProcesses lists the live processes that carry a case's mark in
-// their environment: after a run there must be none.
-func markedProcesses() []string {
+// their environment and ran in a case under one of dirs (the runs' work
+// directories; other runs on the machine are not this test's): after a
+// run there must be none.
+func markedProcesses(dirs []string) []string {
 	var out []string
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -161,6 +166,13 @@ func markedProcesses() []string {
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
 		if err != nil || !bytes.Contains(env, []byte(envRunMark+"=")) {
+			continue
+		}
+		ours := false
+		for _, d := range dirs {
+			ours = ours || bytes.Contains(env, []byte("="+d+string(os.PathSeparator)))
+		}
+		if !ours {
 			continue
 		}
 		if st, ok := procStat(pid); ok && st.state != 'Z' && st.state != 'X' {

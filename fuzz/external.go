@@ -167,7 +167,7 @@ func (e *External) conformanceCase(c Case) (*conformance.Case, func(), error) {
 		cc.Transcript = p
 		cleanup = func() { os.Remove(p) }
 	}
-	stalls := strings.Contains(c.Faults, "stall") || hasStall(t.Steps)
+	stalls := strings.Contains(c.Faults, "stall") || strings.Contains(c.Faults, "linger") || hasStall(t.Steps)
 	if c.Interrupt {
 		cc.Interrupt = &conformance.InterruptPlan{Quiet: interruptQuiet}
 		cc.Expect.Cancelled = true

@@ -214,6 +214,7 @@ var vocabulary = []opSpec{
 	{op: "latency", params: []paramSpec{{"ms", pMS}}, timing: true},
 	{op: "bandwidth", params: []paramSpec{{"bps", pBPS}}, timing: true},
 	{op: "pipe_cut", params: []paramSpec{{"at", pBlocks}}},
+	{op: "linger", params: []paramSpec{{"after", pAfter}}},
 }
 
 // ladderSizes are the line sizes ladder mutations choose from: both sides
