@@ -35,12 +35,117 @@ type Adapter struct {
 	SignalInterrupt bool
 }
 
-// ShellAdapter is an Adapter started by /bin/sh -c CMD.
+// ShellAdapter is an Adapter started by /bin/sh -c CMD. The runner starts
+// it in a fresh directory per case, so the words of CMD that name files
+// relative to the caller's directory (`python3 my_adapter.py`,
+// `./my-adapter`) are made absolute first (see ResolveCommand).
 func ShellAdapter(cmd string) Adapter {
+	abs := ResolveCommand(cmd, "")
 	return Adapter{Name: cmd, Reproduce: cmd, Command: func(ctx context.Context) *exec.Cmd {
-		return exec.CommandContext(ctx, "/bin/sh", "-c", "exec "+cmd)
+		return exec.CommandContext(ctx, "/bin/sh", "-c", "exec "+abs)
 	}}
 }
+
+// ResolveCommand rewrites the words of a shell command that name existing
+// files relative to dir ("" means the working directory) into absolute
+// paths: the program when it has a slash in it (./my-adapter, as the shell
+// looks up a bare name in PATH), and any later word that is a relative
+// path to an existing file or directory (my_adapter.py, drivers/x.mjs, the
+// value of --flag=path). Quoted words keep their quotes; anything it
+// cannot parse is left as it is.
+func ResolveCommand(cmd, dir string) string {
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return cmd
+		}
+	}
+	words, ok := shellWords(cmd)
+	if !ok {
+		return cmd
+	}
+	exists := func(p string) bool {
+		if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "~") {
+			return false
+		}
+		_, err := os.Stat(filepath.Join(dir, p))
+		return err == nil
+	}
+	for i, w := range words {
+		switch {
+		case i == 0 && strings.Contains(w, "/") && exists(w):
+			words[i] = shellQuote(filepath.Join(dir, w))
+		case i == 0:
+			words[i] = shellQuote(w)
+		case strings.HasPrefix(w, "-"):
+			if k, v, ok := strings.Cut(w, "="); ok && exists(v) {
+				words[i] = shellQuote(k + "=" + filepath.Join(dir, v))
+			} else {
+				words[i] = shellQuote(w)
+			}
+		case exists(w):
+			words[i] = shellQuote(filepath.Join(dir, w))
+		default:
+			words[i] = shellQuote(w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// shellWords splits a simple shell command into words (single and double
+// quotes, backslash escapes); ok is false for anything else a shell would
+// interpret (variables, pipes, redirections, command substitution, ...),
+// which is then left alone.
+func shellWords(s string) (words []string, ok bool) {
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if strings.IndexByte("$`\\", s[j]) >= 0 {
+					return nil, false
+				}
+			}
+			if j >= len(s) {
+				return nil, false
+			}
+			cur.WriteString(s[i+1 : j])
+			i = j
+			inWord = true
+		case c == '\\' && i+1 < len(s):
+			cur.WriteByte(s[i+1])
+			i++
+			inWord = true
+		case strings.IndexByte("$`|&;<>()*?[]{}#!\n", c) >= 0:
+			return nil, false
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, len(words) > 0
+}
+
 
 // Event is one line the adapter wrote that is not a harness record.
 type Event struct {
@@ -263,6 +368,13 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	defer cancel()
 
 	cmd := cfg.Adapter.Command(cctx)
+	if strings.ContainsRune(cmd.Path, filepath.Separator) && !filepath.IsAbs(cmd.Path) {
+		// exec resolves a relative program against Dir, the case's
+		// directory; the caller meant its own (exec.Command("./my-adapter")).
+		if abs, err := filepath.Abs(cmd.Path); err == nil {
+			cmd.Path = abs
+		}
+	}
 	cmd.Dir = work
 	mark := newRunMark()
 	cmd.Env = append(caseEnv(cfg, c, fakes, sessions, observe, wire), envRunMark+"="+mark)

@@ -60,11 +60,11 @@ func NewExecutor(cfg Config) (*Executor, error) {
 	fakes, err := os.MkdirTemp(cfg.WorkDir, "fakes-")
 	if err != nil {
 		cleanup()
-		return nil, fmt.Errorf("conformance: %w", err)
+		return nil, fmt.Errorf("the fakes directory: %w", err)
 	}
 	if err := fakecli.Install(fakes, cfg.FakeExe, false); err != nil {
 		cleanup()
-		return nil, fmt.Errorf("conformance: installing the fakes: %w", err)
+		return nil, fmt.Errorf("installing the fakes: %w", err)
 	}
 	return &Executor{cfg: cfg, fakes: fakes, cleanup: func() { os.RemoveAll(fakes); cleanup() }}, nil
 }

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -112,5 +114,31 @@ func TestCompareTools(t *testing.T) {
 	}
 	if p := compareTools(want, renamed[:1]); len(p) == 0 {
 		t.Error("a lost call passed")
+	}
+}
+
+// TestResolveCommand pins how an adapter command is made to work from the
+// fresh directory each case runs in: relative files become absolute, the
+// rest is left alone.
+func TestResolveCommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"my_adapter.py", "my-adapter", "drivers/x.mjs"} {
+		p := filepath.Join(dir, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o755)
+	}
+	q := shellQuote
+	for _, tc := range []struct{ in, want string }{
+		{"python3 my_adapter.py", "python3 " + q(dir+"/my_adapter.py")},
+		{"./my-adapter --profile unified", q(dir+"/my-adapter") + " --profile unified"},
+		{"my-adapter", "my-adapter"}, // a bare name is looked up in PATH
+		{"node 'drivers/x.mjs' --config=drivers/x.mjs", "node " + q(dir+"/drivers/x.mjs") + " " + q("--config="+dir+"/drivers/x.mjs")},
+		{"python3 missing.py", "python3 missing.py"},
+		{"python3 my_adapter.py | tee log", "python3 my_adapter.py | tee log"}, // not a simple command: left alone
+		{"/usr/bin/env python3 /abs/a.py", "/usr/bin/env python3 /abs/a.py"},
+	} {
+		if got := ResolveCommand(tc.in, dir); got != tc.want {
+			t.Errorf("ResolveCommand(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

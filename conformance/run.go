@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -209,12 +210,12 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
 	cleanup = func() {}
 	if cfg.Adapter.Command == nil {
-		return cleanup, fmt.Errorf("conformance: no adapter command")
+		return cleanup, fmt.Errorf("no adapter command")
 	}
 	if cfg.FakeExe == "" {
 		exe, err := os.Executable()
 		if err != nil {
-			return cleanup, fmt.Errorf("conformance: finding the fake executable: %w", err)
+			return cleanup, fmt.Errorf("finding the fake executable: %w", err)
 		}
 		cfg.FakeExe = exe
 	}
@@ -226,13 +227,13 @@ func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
 	}
 	if cfg.WorkDir != "" {
 		if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
-			return cleanup, fmt.Errorf("conformance: %w", err)
+			return cleanup, fmt.Errorf("the work directory: %w", err)
 		}
 		return cleanup, nil
 	}
 	dir, err := os.MkdirTemp("", tempPrefix)
 	if err != nil {
-		return cleanup, fmt.Errorf("conformance: %w", err)
+		return cleanup, fmt.Errorf("the work directory: %w", err)
 	}
 	cfg.WorkDir = dir
 	if !cfg.Keep {
@@ -267,7 +268,25 @@ func probe(ctx context.Context, cfg *Config) (*Hello, error) {
 		os.RemoveAll(o.Dir)
 	}
 	if o.StartErr != nil {
-		return nil, fmt.Errorf("conformance: starting the adapter: %w", o.StartErr)
+		return nil, fmt.Errorf("starting the adapter: %w", o.StartErr)
+	}
+	if o.Hello == nil {
+		// Every case would fail the same way: say it once.
+		how := fmt.Sprintf("exit %d", o.ExitCode)
+		switch {
+		case o.TimedOut:
+			how = "still running after " + c.Timeout.String()
+		case o.ExitSignal != "":
+			how = "killed by " + o.ExitSignal
+		}
+		msg := fmt.Sprintf("the adapter wrote no hello record when started (%s)", how)
+		if len(o.BadLines) > 0 {
+			msg += "; its stdout began: " + clip(o.BadLines[0], 300)
+		}
+		if tail := strings.TrimSpace(string(o.Stderr)); tail != "" {
+			msg += "; its stderr:\n" + clip(lastLines(tail, 20), 3000)
+		}
+		return nil, errors.New(msg)
 	}
 	return o.Hello, nil
 }
