@@ -5,17 +5,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"sort"
 	"strings"
 )
 
 // Baseline lists failures that are expected, so that a CI gate passes on
 // them and fails only on new ones. Each line is "<case-id>" (every check
-// of that case) or "<case-id> <check-id>"; "#" starts a comment.
+// of that case) or "<case-id> <check-id>"; "#" starts a comment. Either
+// part may be a glob ("codex/* invocation/prompt", "*/single-tool/line-*
+// buffer/line-intact"), matched as --case matches case IDs (a case's
+// variants included) and as path.Match matches check IDs, so that one
+// line states one bug seen in many cases.
 type Baseline struct {
-	entries map[string]bool
-	order   []string
-	lines   map[string]int // the 1-based line of each entry
+	entries  map[string]bool
+	patterns []baselinePattern
+	order    []string
+	lines    map[string]int // the 1-based line of each entry
 	// File is where the baseline came from, for messages.
 	File string
 }
@@ -58,6 +64,19 @@ func ParseBaseline(r io.Reader) (*Baseline, error) {
 			b.entries[key] = true
 			b.lines[key] = n
 			b.order = append(b.order, key)
+			if strings.ContainsAny(key, "*?[") {
+				p := baselinePattern{key: key, caseGlob: f[0]}
+				if len(f) == 2 {
+					p.checkGlob = f[1]
+				}
+				if _, err := path.Match(p.caseGlob, ""); err != nil {
+					return nil, fmt.Errorf("line %d: case pattern %q: %w", n, p.caseGlob, err)
+				}
+				if _, err := path.Match(p.checkGlob, ""); err != nil {
+					return nil, fmt.Errorf("line %d: check pattern %q: %w", n, p.checkGlob, err)
+				}
+				b.patterns = append(b.patterns, p)
+			}
 		}
 	}
 	return b, sc.Err()
@@ -94,7 +113,28 @@ func (b *Baseline) expects(caseID, check string) (string, bool) {
 	if b.entries[caseID] {
 		return caseID, true
 	}
+	for _, p := range b.patterns {
+		if p.matches(caseID, check) {
+			return p.key, true
+		}
+	}
 	return "", false
+}
+
+// baselinePattern is a baseline entry with a glob in it.
+type baselinePattern struct {
+	key, caseGlob, checkGlob string // checkGlob "" is every check
+}
+
+func (p baselinePattern) matches(caseID, check string) bool {
+	if !matchCase(caseID, []string{p.caseGlob}) {
+		return false
+	}
+	if p.checkGlob == "" || check == "" {
+		return true
+	}
+	ok, _ := path.Match(p.checkGlob, check)
+	return ok
 }
 
 // Gate is the verdict of a run against its baseline.
@@ -147,9 +187,27 @@ func gate(res *Results, b *Baseline, strict bool) Gate {
 		}
 	}
 	if b != nil {
+		patterns := map[string]baselinePattern{}
+		for _, p := range b.patterns {
+			patterns[p.key] = p
+		}
 		for _, e := range b.order {
-			if !used[e] && ran[e] {
+			if used[e] {
+				continue
+			}
+			p, isPattern := patterns[e]
+			if !isPattern && ran[e] {
 				g.Stale = append(g.Stale, e)
+				continue
+			}
+			if isPattern {
+				// Stale when a case it names ran and nothing it names failed.
+				for _, c := range res.Cases {
+					if p.matches(c.ID, "") {
+						g.Stale = append(g.Stale, e)
+						break
+					}
+				}
 			}
 		}
 	}

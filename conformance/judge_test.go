@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -140,5 +141,37 @@ func TestResolveCommand(t *testing.T) {
 		if got := ResolveCommand(tc.in, dir); got != tc.want {
 			t.Errorf("ResolveCommand(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestBaselinePatterns pins globs in baselines: one line for one bug seen
+// in many cases, and stale when none of its cases fails any more.
+func TestBaselinePatterns(t *testing.T) {
+	b, err := ParseBaseline(strings.NewReader("codex/* invocation/prompt # one bug, every case\n*/single-tool/line-* buffer/*\nclaude/plain-text\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		caseID, check string
+		want          bool
+	}{
+		{"codex/plain-text", "invocation/prompt", true},
+		{"codex/single-tool/line-65536", "invocation/prompt", true},
+		{"gemini/plain-text", "invocation/prompt", false},
+		{"codex/single-tool/line-65536", "buffer/line-intact", true},
+		{"codex/single-tool/line-65536", "lifecycle/reports-success", false},
+		{"claude/plain-text", "lossless/text", true},
+	} {
+		if _, got := b.expects(tc.caseID, tc.check); got != tc.want {
+			t.Errorf("expects(%s, %s) = %v, want %v", tc.caseID, tc.check, got, tc.want)
+		}
+	}
+	res := &Results{Cases: []*CaseResult{{ID: "codex/plain-text", Checks: []CheckResult{{Check: "invocation/prompt", Verdict: Pass}}}}}
+	res.ApplyBaseline(b)
+	if !slices.Contains(res.Gate.Stale, "codex/* invocation/prompt") {
+		t.Errorf("a pattern none of whose cases fails is stale: %v", res.Gate.Stale)
+	}
+	if _, err := ParseBaseline(strings.NewReader("codex/[ x\n")); err == nil {
+		t.Error("a bad pattern was accepted")
 	}
 }
