@@ -470,9 +470,15 @@ func judgeNativeEvents(o *Observation) Outcome {
 	var want []map[string]any
 	for _, lines := range o.wireLines() {
 		for _, l := range lines {
-			if l.Obj != nil && !controlTypes[str(l.Obj, "type")] {
-				want = append(want, l.Obj)
+			if l.Obj == nil || controlTypes[str(l.Obj, "type")] {
+				continue
 			}
+			if hostOnly, _ := l.Obj["sdk_host_only"].(bool); hostOnly {
+				// Claude marks the lines only its SDK host reads (session
+				// state for the SDK's own bookkeeping): not the caller's.
+				continue
+			}
+			want = append(want, l.Obj)
 		}
 	}
 	var got []map[string]any
