@@ -195,9 +195,11 @@ func countOut(steps []transcript.Step) int {
 	return n
 }
 
-// matchCase reports whether id matches one of the globs (path.Match, or a
-// prefix ending in "/"). A glob that selects a case selects its variants:
-// "codex/single-tool" and "codex/*" select "codex/single-tool/line-65536".
+// matchCase reports whether id matches one of the globs: a plain case ID
+// selects that case alone (so that a printed reproduce command runs one
+// case); a prefix ending in "/" selects every case under it; a glob
+// (path.Match) selects the cases it matches and their variants:
+// "codex/*" and "codex/single-tool*" select "codex/single-tool/line-65536".
 func matchCase(id string, globs []string) bool {
 	if len(globs) == 0 {
 		return true
@@ -205,6 +207,12 @@ func matchCase(id string, globs []string) bool {
 	for _, g := range globs {
 		if strings.HasSuffix(g, "/") && strings.HasPrefix(id, g) {
 			return true
+		}
+		if !strings.ContainsAny(g, "*?[") {
+			if id == g {
+				return true
+			}
+			continue
 		}
 		for p := id; ; {
 			if ok, _ := path.Match(g, p); ok || p == g {

@@ -44,7 +44,9 @@ func TestMatchCase(t *testing.T) {
 	}{
 		{"codex/single-tool", nil, true},
 		{"codex/single-tool", []string{"codex/single-tool"}, true},
-		{"codex/single-tool/line-65536", []string{"codex/single-tool"}, true}, // a case selects its variants
+		{"codex/single-tool/line-65536", []string{"codex/single-tool"}, false}, // a plain ID selects that case alone
+		{"codex/single-tool/line-65536", []string{"codex/single-tool*"}, true}, // a glob selects the variants too
+		{"codex/single-tool/line-65536", []string{"codex/single-tool/"}, true}, // and so does a prefix
 		{"codex/single-tool", []string{"codex/single"}, false},                // not a prefix of a name
 		{"codex/single-tool", []string{"codex/*"}, true},
 		{"codex/single-tool/line-65536", []string{"codex/*"}, true}, // codex/single-tool matches, so its variants do

@@ -71,6 +71,10 @@ type Progress struct {
 	skip    int
 	shown   bool
 	now     func() time.Time
+	// Lines prints one line per finished case where there is no terminal
+	// to redraw a progress line on (a CI log), so that a long run is not
+	// silent for minutes.
+	Lines bool
 }
 
 // NewProgress returns a Progress on w; it prints only if w is a terminal.
@@ -102,6 +106,11 @@ func (p *Progress) Case(c *conformance.CaseResult) {
 		p.skip++
 	default:
 		p.pass++
+	}
+	if !p.on && p.Lines {
+		fmt.Fprintf(p.w, "%s %s %s (%.1fs) [%d done: %d passed, %d failed, %d skipped]\n",
+			c.Verdict, c.ID, p.adapter, c.Duration, p.done, p.pass, p.fail, p.skip)
+		return
 	}
 	if now := p.now(); now.Sub(p.last) >= 100*time.Millisecond {
 		p.last = now

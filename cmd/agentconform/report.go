@@ -206,7 +206,7 @@ func reportRender(_ context.Context, args []string, stdin io.Reader, stdout, std
 		return code
 	}
 	if fl.NArg() == 0 {
-		return reportError(stderr, "render", fmt.Errorf("no results file (agentconform run writes reports/out/results.json)"))
+		return reportError(stderr, "render", fmt.Errorf("no results file (agentconform run -o FILE writes one)"))
 	}
 	docs, err := readDocs(fl.Args(), stdin)
 	if err != nil {

@@ -29,14 +29,16 @@ and gemini, and the shim stream for codex and gemini.
 The adapter is started once per case, speaks the harness protocol of
 conformance/HARNESS.md, and finds the fakes first on PATH.
 
-Results go to --out (JSON) and, if asked, --ndjson (streamed while the
-run goes), --junit, --markdown and --html; agentconform report renders,
+Results go, if asked, to --out (JSON), --ndjson (streamed while the run
+goes), --junit, --markdown and --html; agentconform report renders,
 merges, diffs and gates them later. On a terminal a progress line shows
-cases done, passed, failed and elapsed (NO_COLOR turns colors off); inside
-GitHub Actions new failures and stale baseline entries become annotations.
+cases done, passed, failed and elapsed (NO_COLOR turns colors off); on a
+pipe or in a file, one line per finished case; inside GitHub Actions new
+failures and stale baseline entries become annotations.
 
 Exit codes: 0 no new failure, 1 new failures (or any failure without a
-baseline), 2 usage or runner error.
+baseline), 2 usage or runner error, 130 interrupted (the reports hold the
+cases that finished).
 
 Flags:
 `
@@ -47,7 +49,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var (
 		adapter        = fl.String("adapter", "", "shell command that starts the adapter under test (default: the reference adapters)")
 		profile        = fl.String("profile", "", "the profile the adapter's output must be judged by (unified, shim or native); must match its hello")
-		cases          = fl.StringArray("case", nil, "run only cases whose ID matches this glob (repeatable), e.g. 'codex/*' or claude/interrupt")
+		cases          = fl.StringArray("case", nil, "run only these cases (repeatable): a case ID selects that case; a glob ('codex/*', 'codex/single-tool*') the cases it matches and their variants; 'codex/single-tool/' every case under it")
 		list           = fl.Bool("list", false, "print the check catalogue and the cases, then exit")
 		strict         = fl.Bool("strict", false, "make NON-STRICT (SHOULD) failures fail the run")
 		jobs           = fl.Int("jobs", 0, "cases run at once (default: number of cores)")
@@ -57,7 +59,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		baseline       = fl.String("baseline", "", "file of expected failures: they pass the gate; listed cases that now pass are reported stale")
 		writeBase      = fl.String("write-baseline", "", "write this run's failures as a baseline file")
 		keep           = fl.Bool("keep", false, "keep each case's directory (wire log, observation log, adapter output) and print where")
-		out            = fl.StringP("out", "o", filepath.Join("reports", "out", "results.json"), "write the results (JSON) here")
+		out            = fl.StringP("out", "o", "", "write the results (JSON) to this file (none by default)")
 		ndjsonOut      = fl.String("ndjson", "", "stream the results as NDJSON to this file while the run goes (start, one record per case, end)")
 		junitOut       = fl.String("junit", "", "write JUnit XML (one testsuite per check family) to this file")
 		markdownOut    = fl.String("markdown", "", "write the Markdown summary (pull-request comment, $GITHUB_STEP_SUMMARY) to this file")
@@ -131,6 +133,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		stream = reports.NewResultsStream(f)
 	}
 	progress := reports.NewProgress(stdout, *strict)
+	progress.Lines = !*quiet
 	if *transcriptFile != "" {
 		c, err := transcriptCase(*transcriptFile)
 		if err != nil {
@@ -139,10 +142,12 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		cfg.Cases = []*conformance.Case{c}
 	}
 	if *keep {
-		dir, err := filepath.Abs(filepath.Join("reports", "out", "cases"))
-		if err == nil {
-			cfg.WorkDir = dir
+		dir, err := os.MkdirTemp("", "agentconform-cases-")
+		if err != nil {
+			return runUsageError(stderr, err)
 		}
+		cfg.WorkDir = dir
+		fmt.Fprintf(stderr, "agentconform run: keeping every case's directory in %s\n", dir)
 	}
 
 	var all []*conformance.Results
@@ -187,9 +192,11 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		all = append(all, res)
 	}
 	doc := reports.NewDocument(all...)
-	if err := reports.WriteResultsFile(*out, doc); err != nil {
-		fmt.Fprintf(stderr, "agentconform run: writing results: %v\n", err)
-		return exitUsage
+	if *out != "" {
+		if err := reports.WriteResultsFile(*out, doc); err != nil {
+			fmt.Fprintf(stderr, "agentconform run: writing results: %v\n", err)
+			return exitUsage
+		}
 	}
 	if stream != nil && stream.Err() != nil {
 		fmt.Fprintf(stderr, "agentconform run: writing %s: %v\n", *ndjsonOut, stream.Err())
