@@ -63,13 +63,9 @@ var brokenAdapters = []brokenAdapter{
 	// The prompt wrapped in a chat transcript reaches the CLI changed.
 	{bug: broken.HumanPrompt, cases: []string{"claude/plain-text", "codex/plain-text"},
 		want: each([]string{"claude/plain-text", "codex/plain-text"}, Fail, "invocation/prompt")},
-	// output
-	// Without hello there is no declared profile: the output cannot be
-	// validated (a failure) and the lossless checks have no reference
-	// translation to compare with (informational).
-	{bug: broken.NoHello, cases: []string{"codex/plain-text"},
-		want: merge(each([]string{"codex/plain-text"}, Fail, "output/hello", "output/valid"),
-			each([]string{"codex/plain-text"}, Informational, "lossless/text", "lossless/tools", "lossless/usage"))},
+	// output (an adapter without hello stops the run: TestNoHelloStopsRun)
+	{bug: broken.LateHello, cases: []string{"codex/plain-text"},
+		want: each([]string{"codex/plain-text"}, Fail, "output/hello")},
 	{bug: broken.StdoutLog, cases: []string{"claude/plain-text", "codex/plain-text", "gemini/plain-text"},
 		want: each([]string{"claude/plain-text", "codex/plain-text", "gemini/plain-text"}, Fail, "output/valid")},
 	// Cases where the runner closes a quiet adapter: elsewhere it waits
@@ -296,3 +292,14 @@ func TestNaiveAdapter(t *testing.T) {
 var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.SigtermOnly, broken.CodexStdinOpen,
 	broken.BareInterrupt, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
 	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt}
+
+// TestNoHelloStopsRun shows that an adapter that writes no hello record
+// stops the whole run with one error that says so and shows its stderr,
+// instead of failing every case alike.
+func TestNoHelloStopsRun(t *testing.T) {
+	t.Parallel()
+	_, err := Run(context.Background(), Config{Adapter: testAdapter(t, broken.NoHello), Cases: pickCases(t, "codex/plain-text"), WorkDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "no hello record") {
+		t.Fatalf("Run: %v, want an error about the missing hello", err)
+	}
+}

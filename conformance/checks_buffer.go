@@ -45,6 +45,11 @@ func judgeLineIntact(o *Observation) Outcome {
 	if carries(o.Events, long) {
 		return pass()
 	}
+	if o.Hello != nil && o.Hello.Profile == "native" && o.infoIndex().hasAtom(long) {
+		// A native adapter may hand the text on in pieces of its own
+		// shape (an ACP agent's message chunks): joined per JSON path.
+		return pass()
+	}
 	if o.Hello != nil && o.Hello.Profile == "shim" && clippedWithNote(o.Events, long) {
 		// Seed 001 asks shims to keep lines under ~100 KB and to "chunk or
 		// summarize" big payloads: a clip that keeps the start and says how

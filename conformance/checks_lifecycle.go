@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/agentconform/agentconform/fakecli"
 )
 
 // The lifecycle family.
@@ -55,9 +57,18 @@ func judgeReportsFailure(o *Observation) Outcome {
 		}
 	}
 	// A long-lived CLI (Claude) may fail only when it exits, after its
-	// turns completed: then the end record must say so.
+	// turns completed: then the end record must say so, if the CLI had
+	// exited when the adapter wrote it. One that exits only once the
+	// adapter is gone (its stdin closes with it) tells no one.
 	if end, ok := o.End(); ok && !end.OK {
 		return pass()
+	}
+	if o.FakeAtEnd != nil && o.Case.Agent == "claude" && allTurnsCompleted(o) {
+		for _, s := range o.turnStarts() {
+			if !exitedIn(o.FakeAtEnd, s.PID) {
+				return Outcome{Skip: true, Actual: "every turn completed, and the CLI failed only after the adapter had reported the session over"}
+			}
+		}
 	}
 	return failf("turn_end ok:false, or end ok:false when the CLI failed after its turns", "ok:true everywhere: the failure was reported as success")
 }
@@ -291,4 +302,29 @@ func finalText(agent string, lines []WireLine) string {
 		}
 	}
 	return b.String()
+}
+
+// exitedIn reports whether log holds an exit record of pid.
+func exitedIn(log []fakecli.Observation, pid int) bool {
+	for _, r := range log {
+		if r.PID == pid && r.Kind == "exit" {
+			return true
+		}
+	}
+	return false
+}
+
+// allTurnsCompleted reports whether every turn the CLIs ran ended with a
+// terminal event that says it succeeded.
+func allTurnsCompleted(o *Observation) bool {
+	ts := o.cliTurns()
+	for _, t := range ts {
+		if t.format != formatStream {
+			return false
+		}
+		if term := terminalOf(o.Case.Agent, t.lines); term == nil || terminalFailed(term.Obj) {
+			return false
+		}
+	}
+	return len(ts) > 0
 }

@@ -146,7 +146,6 @@ func shellWords(s string) (words []string, ok bool) {
 	return words, len(words) > 0
 }
 
-
 // Event is one line the adapter wrote that is not a harness record.
 type Event struct {
 	Line int
@@ -222,6 +221,10 @@ type Observation struct {
 	// command: what the adapter did about the interrupt before it reported
 	// the turn over.
 	FakeAtTurnEnd []fakecli.Observation
+	// FakeAtEnd is the fakes' log as it stood when the adapter wrote its
+	// end record: what it could know of the CLIs' ends when it reported
+	// the session's.
+	FakeAtEnd []fakecli.Observation
 	// Dir is the case's directory (kept with --keep).
 	Dir string
 
@@ -625,7 +628,12 @@ func (d *driver) loop(ctx context.Context, lines <-chan adapterLine) {
 	if len(c.Prompts) > 0 {
 		prompt = c.Prompts[0]
 	}
-	if !c.probe {
+	if c.probe {
+		// The probe only wants the hello, which an adapter writes first
+		// whatever it is told: close at once, so that one that writes
+		// none ends now rather than at the probe's deadline.
+		d.send("close", nil)
+	} else {
 		start := map[string]any{"agent": c.Agent, "prompt": prompt, "cwd": d.cmd.Dir, "permission": c.Permission}
 		d.send("start", start)
 		d.prompt = 1
@@ -688,9 +696,6 @@ func (d *driver) handle(al adapterLine) {
 			json.Unmarshal(b, h)
 			o.Hello = h
 		}
-		if d.c.probe {
-			d.send("close", nil)
-		}
 	case "turn_end":
 		d.turnEnds++
 		var next func()
@@ -714,6 +719,9 @@ func (d *driver) handle(al adapterLine) {
 		next()
 	case "end":
 		d.runDeferred()
+		if d.o.FakeAtEnd == nil {
+			d.o.FakeAtEnd = snapshotLog(d.observe)
+		}
 		d.send("close", nil)
 	}
 }

@@ -47,7 +47,7 @@ func TestMatchCase(t *testing.T) {
 		{"codex/single-tool/line-65536", []string{"codex/single-tool"}, false}, // a plain ID selects that case alone
 		{"codex/single-tool/line-65536", []string{"codex/single-tool*"}, true}, // a glob selects the variants too
 		{"codex/single-tool/line-65536", []string{"codex/single-tool/"}, true}, // and so does a prefix
-		{"codex/single-tool", []string{"codex/single"}, false},                // not a prefix of a name
+		{"codex/single-tool", []string{"codex/single"}, false},                 // not a prefix of a name
 		{"codex/single-tool", []string{"codex/*"}, true},
 		{"codex/single-tool/line-65536", []string{"codex/*"}, true}, // codex/single-tool matches, so its variants do
 		{"codex/single-tool/line-65536", []string{"codex/*/line-*"}, true},

@@ -239,7 +239,7 @@ func (c *claudeState) streamBlock(e *engine, a *streamedAssistant, idx int, raw 
 	case "text":
 		s, _ := blk["text"].(string)
 		start = textStart{Type: "text"}
-		for _, ch := range splitChunks(s, 3) {
+		for _, ch := range splitChunks(s, deltaPieces(s)) {
 			deltas = append(deltas, textDelta{Type: "text_delta", Text: ch})
 		}
 		c.streamOut += estimateTokens(s)
@@ -247,7 +247,7 @@ func (c *claudeState) streamBlock(e *engine, a *streamedAssistant, idx int, raw 
 		s, _ := blk["thinking"].(string)
 		sig, _ := blk["signature"].(string)
 		start = thinkingStart{Type: "thinking"}
-		for _, ch := range splitChunks(s, 3) {
+		for _, ch := range splitChunks(s, deltaPieces(s)) {
 			deltas = append(deltas, thinkingDelta{Type: "thinking_delta", Thinking: ch})
 		}
 		if sig != "" {
@@ -263,7 +263,7 @@ func (c *claudeState) streamBlock(e *engine, a *streamedAssistant, idx int, raw 
 			input = "{}"
 		}
 		deltas = append(deltas, inputJSONDelta{Type: "input_json_delta", PartialJSON: ""})
-		for _, ch := range splitChunks(input, 3) {
+		for _, ch := range splitChunks(input, deltaPieces(input)) {
 			deltas = append(deltas, inputJSONDelta{Type: "input_json_delta", PartialJSON: ch})
 		}
 		c.streamTool = true
@@ -360,7 +360,7 @@ func splitChunks(s string, n int) []string {
 			continue
 		}
 		cut := -1
-		if sp := strings.IndexByte(s[target:], ' '); sp >= 0 && target+sp < len(s)*(k+1)/n {
+		if sp := strings.IndexByte(s[target:len(s)*(k+1)/n], ' '); sp >= 0 {
 			cut = target + sp
 		} else if sp := strings.LastIndexByte(s[start+1:target], ' '); sp >= 0 {
 			cut = start + 1 + sp
@@ -381,3 +381,14 @@ func splitChunks(s string, n int) []string {
 
 // estimateTokens is a rough output token count for streamed text.
 func estimateTokens(s string) int { return (len(s) + 3) / 4 }
+
+// maxDelta bounds one synthesized delta: the model streams text a few
+// tokens at a time, so no delta line of the real CLI is long (a 64 MiB
+// block cut in three made three 22 MiB lines no client ever meets).
+const maxDelta = 4096
+
+// deltaPieces is how many deltas s is streamed in: three, or as many as
+// keep each within maxDelta.
+func deltaPieces(s string) int {
+	return max(3, (len(s)+maxDelta-1)/maxDelta)
+}

@@ -57,6 +57,8 @@ const (
 	SwapToolIDs Bug = "swap-tool-ids"
 	// NoHello never writes its hello record.
 	NoHello Bug = "no-hello"
+	// LateHello writes its hello record after its first event.
+	LateHello Bug = "late-hello"
 	// DropTextChunk loses the session's first assistant text chunk.
 	DropTextChunk Bug = "drop-text-chunk"
 	// DropUsage drops the token usage of turnCompleted and sessionEnded.
@@ -111,7 +113,7 @@ const (
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
-	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello}
+	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt}

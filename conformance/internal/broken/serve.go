@@ -146,6 +146,22 @@ func (f *filter) rewrite(line []byte) []byte {
 		if m["agentconform"] == "hello" {
 			return nil
 		}
+	case LateHello:
+		// The hello waits for the first event (or for end, where there
+		// is none) and goes out after it.
+		if m["agentconform"] == "hello" {
+			f.state["hello"] = string(line)
+			return nil
+		}
+		if h := f.state["hello"]; h != "" {
+			delete(f.state, "hello")
+			if m["agentconform"] == "end" {
+				f.out.line([]byte(h))
+				return line
+			}
+			f.out.line(line)
+			return []byte(h)
+		}
 	case SuccessOnFailure:
 		if k := m["agentconform"]; (k == "turn_end" || k == "end") && m["ok"] == false {
 			m["ok"] = true
