@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -32,11 +33,14 @@ func WithBaseline(b *Baseline) Option { return func(c *Config) { c.Baseline = b 
 func Jobs(n int) Option { return func(c *Config) { c.Jobs = n } }
 
 // TestAdapter runs the conformance battery against the adapter newAdapter
-// starts (a command speaking the harness protocol, HARNESS.md) and reports
-// every failed check of every case as a test error, in the manner of
-// fstest.TestFS and nettest.TestConn. Each case is a subtest named by its
-// ID; a failure prints the check's Requirement, Expected and Actual, and
-// the command that reproduces it.
+// starts (a command speaking the harness protocol, HARNESS.md), in the
+// manner of fstest.TestFS and nettest.TestConn. It starts the adapter once
+// for its hello, then makes every case a subtest named by its ID
+// (TestMyAdapter/codex/multi-turn) that runs when go test selects it, in
+// parallel with the others (-parallel bounds them), and reports as it
+// finishes: every failed check is a test error with its Requirement,
+// Expected and Actual, and the go test command that runs that case again.
+// -run, -v, -failfast and -count behave as for any Go test.
 //
 // The test binary itself acts as the fake CLIs: the package's TestMain
 // must call fakecli.Main(m).
@@ -46,23 +50,67 @@ func TestAdapter(t *testing.T, newAdapter func(ctx context.Context) *exec.Cmd, o
 	for _, o := range opts {
 		o(&cfg)
 	}
-	res, err := Run(context.Background(), cfg)
+	cleanup, err := cfg.prepare("agentconform-test-")
 	if err != nil {
-		t.Fatalf("conformance: %v", err)
+		t.Fatalf("conformance.TestAdapter: %v", err)
 	}
-	if len(res.Cases) == 0 {
-		t.Fatalf("conformance: no case selected (agents %v, globs %v)", helloAgents(res.Meta.Hello), cfg.Match)
+	t.Cleanup(cleanup)
+	ctx := t.Context()
+	hello, err := probe(ctx, &cfg)
+	if err != nil {
+		t.Fatalf("conformance.TestAdapter: %v", err)
 	}
-	for _, cr := range res.Cases {
-		cr := cr
-		t.Run(cr.ID, func(t *testing.T) {
+	cases := cfg.Cases
+	if cases == nil {
+		agents := []string{"claude", "codex", "gemini"}
+		if len(hello.Agents) > 0 {
+			agents = hello.Agents
+		}
+		if cases, err = Generate(agents); err != nil {
+			t.Fatalf("conformance.TestAdapter: %v", err)
+		}
+	}
+	// Cases mostly wait on pipes and timers: a selected case starts at
+	// once, cfg.Jobs at a time, whatever -parallel says; its subtest then
+	// waits for it and reports.
+	jobs := cfg.Jobs
+	if jobs <= 0 {
+		jobs = defaultJobs()
+	}
+	slots := make(chan struct{}, jobs)
+	n := 0
+	for _, c := range cases {
+		if !matchCase(c.ID, cfg.Match) {
+			continue
+		}
+		n++
+		t.Run(c.ID, func(t *testing.T) {
+			type result struct {
+				cr  *CaseResult
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				cr, err := runOne(ctx, &cfg, c, hello)
+				done <- result{cr, err}
+			}()
+			t.Parallel()
+			res := <-done
+			cr, err := res.cr, res.err
+			if err != nil {
+				t.Fatalf("conformance: %v", err)
+			}
+			cr.Reproduce = goTestCommand(t.Name())
 			if cr.Verdict == Skip {
-				t.Skip("not applicable to this adapter")
+				t.Skip(skipReason(cr))
 			}
 			for _, r := range cr.Checks {
+				_, expected := cfg.Baseline.expects(cr.ID, r.Check)
 				msg := FormatFailure(cr, r)
 				switch {
-				case r.Baselined:
+				case expected && r.Verdict.Failed(cfg.Strict):
 					t.Logf("expected failure (baseline): %s", msg)
 				case r.Verdict.Failed(cfg.Strict):
 					t.Errorf("%s", msg)
@@ -72,6 +120,29 @@ func TestAdapter(t *testing.T, newAdapter func(ctx context.Context) *exec.Cmd, o
 			}
 		})
 	}
+	if n == 0 {
+		t.Fatalf("conformance.TestAdapter: no case selected (agents %v, globs %v)", helloAgents(hello), cfg.Match)
+	}
+}
+
+// goTestCommand is the command that runs one subtest again (from its
+// package's directory).
+func goTestCommand(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return "go test -run '" + strings.Join(parts, "/") + "' -v -count=1 ."
+}
+
+// skipReason is why a whole case was skipped.
+func skipReason(cr *CaseResult) string {
+	for _, r := range cr.Checks {
+		if r.Actual != "" {
+			return r.Actual
+		}
+	}
+	return "not applicable to this adapter"
 }
 
 func helloAgents(h *Hello) []string {
