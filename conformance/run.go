@@ -318,20 +318,32 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 	if h == nil {
 		h = hello
 	}
+	// A case that broke as a whole (the adapter did not start, crashed,
+	// timed out, flooded its stdout) is reported once, by the check it
+	// breaks, with the reason; the others are not judged.
+	var broke *CheckResult
+	switch {
+	case o.StartErr != nil:
+		r := checkResult(CheckRecords, Crash, Outcome{Expected: "the adapter starts", Actual: o.StartErr.Error()})
+		broke = &r
+	case o.TimedOut:
+		r := checkResult(CheckRecords, Timeout, Outcome{Expected: "the case finishes within its deadline", Actual: timeoutDetail(o)})
+		broke = &r
+	case o.OutputCapped:
+		r := checkResult(CheckValid, Fail, Outcome{Expected: fmt.Sprintf("at most %d MiB and %d lines on the adapter's stdout in one case", maxAdapterOutput>>20, maxAdapterLines), Actual: errOutputCap.Error()})
+		broke = &r
+	case o.Crashed():
+		r := checkResult(CheckRecords, Crash, Outcome{Expected: "the adapter ends with its end record", Actual: crashDetail(o)})
+		broke = &r
+	}
 	for _, chk := range Catalog() {
-		if ok, why := chk.Applies(c, h); !ok {
+		switch ok, why := chk.Applies(c, h); {
+		case broke != nil && broke.Check == chk.ID:
+			cr.Checks = append(cr.Checks, *broke)
+		case !ok:
 			cr.Checks = append(cr.Checks, checkResult(chk, Skip, Outcome{Actual: why}))
-			continue
-		}
-		switch {
-		case o.StartErr != nil:
-			cr.Checks = append(cr.Checks, checkResult(chk, Crash, Outcome{Expected: "the adapter starts", Actual: o.StartErr.Error()}))
-		case o.TimedOut:
-			cr.Checks = append(cr.Checks, checkResult(chk, Timeout, Outcome{Expected: "the case finishes within its deadline", Actual: timeoutDetail(o)}))
-		case o.OutputCapped:
-			cr.Checks = append(cr.Checks, checkResult(chk, Fail, Outcome{Expected: fmt.Sprintf("at most %d MiB and %d lines on the adapter's stdout in one case", maxAdapterOutput>>20, maxAdapterLines), Actual: errOutputCap.Error()}))
-		case o.Crashed():
-			cr.Checks = append(cr.Checks, checkResult(chk, Crash, Outcome{Expected: "the adapter ends with its end record", Actual: crashDetail(o)}))
+		case broke != nil:
+			cr.Checks = append(cr.Checks, checkResult(chk, Skip, Outcome{Actual: fmt.Sprintf("not judged: the case ended in %s (%s)", broke.Verdict, broke.Check)}))
 		default:
 			out := chk.Judge(o)
 			cr.Checks = append(cr.Checks, checkResult(chk, verdict(chk, out), out))

@@ -54,9 +54,7 @@ var scriptedAdapters = []scriptedAdapter{
 	// A CLI that goes on writing after SIGINT crashes an adapter that
 	// closed its stream at the interrupt.
 	{file: "closed-stream.mjs", cases: []string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt", "codex/interrupt"},
-		want: each([]string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt"}, Crash,
-			"output/hello", "output/valid", "output/records", "invocation/flags", "invocation/stdin-closed", "invocation/prompt",
-			"interrupt/passed-on", "interrupt/cancelled-ending", "lifecycle/ends-stream", "lifecycle/reaps-cli", "lifecycle/no-stray-process", "lifecycle/ending-delivered")},
+		want: each([]string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt"}, Crash, "output/records")},
 
 	// Helpers left behind in a new session and by a double fork: found
 	// by the case's mark in their environment, reported, then reaped.
