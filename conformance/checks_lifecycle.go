@@ -63,10 +63,19 @@ func judgeReportsFailure(o *Observation) Outcome {
 	if end, ok := o.End(); ok && !end.OK {
 		return pass()
 	}
-	if o.FakeAtEnd != nil && o.Case.Agent == "claude" && allTurnsCompleted(o) {
-		for _, s := range o.turnStarts() {
-			if !exitedIn(o.FakeAtEnd, s.PID) {
+	if o.Case.Agent == "claude" && allTurnsCompleted(o) {
+		for _, s := range o.FakeStarts() {
+			if formatOf(o.Case.Agent, s.Argv) == formatNone {
+				continue
+			}
+			if o.FakeAtEnd != nil && !exitedIn(o.FakeAtEnd, s.PID) {
 				return Outcome{Skip: true, Actual: "every turn completed, and the CLI failed only after the adapter had reported the session over"}
+			}
+			if s.PPID != 0 && o.AdapterPID != 0 && s.PPID != o.AdapterPID {
+				// Only a process's parent gets its exit status: an adapter
+				// that runs the CLI through another process (an ACP
+				// agent) learns nothing of an exit after the last turn.
+				return Outcome{Skip: true, Actual: "every turn completed, and the CLI's exit status after them went to its parent, not the adapter"}
 			}
 		}
 	}

@@ -196,6 +196,8 @@ type Observation struct {
 	// AliveAtDeadline lists the fake CLI processes still running when the
 	// deadline passed (before the runner killed anything).
 	AliveAtDeadline []int
+	// AdapterPID is the adapter process's id.
+	AdapterPID int
 	// OutputCapped is true when the adapter wrote more than
 	// maxAdapterOutput on stdout and the runner stopped it.
 	OutputCapped bool
@@ -405,6 +407,7 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 		o.StartErr = err
 		return o, nil
 	}
+	o.AdapterPID = cmd.Process.Pid
 	lines := make(chan adapterLine, 64)
 	go readAdapter(stdout, lines)
 

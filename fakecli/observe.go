@@ -115,7 +115,7 @@ func (o *observer) close() {
 // Observation is one record of the observation log. Which fields are set
 // depends on Kind (fakecli/README.md, "Observation log"):
 //
-//	start           CLI, Argv, Env, Cwd, Transcript, StdinTTY
+//	start           CLI, Argv, Env, Cwd, Transcript, StdinTTY, PPID
 //	flags_error     Message, ExitCode
 //	stdin           Text (the raw line), Matched / MatchedStep
 //	stdin_closed    (nothing more)
@@ -137,6 +137,9 @@ type Observation struct {
 	Cwd        string   `json:"cwd,omitempty"`
 	Transcript string   `json:"transcript,omitempty"`
 	StdinTTY   bool     `json:"stdin_tty,omitempty"`
+	// PPID is the parent process of a start record's process: the one
+	// that gets its exit status.
+	PPID int `json:"ppid,omitempty"`
 
 	Message  string `json:"message,omitempty"`
 	ExitCode int    `json:"exit_code,omitempty"`
@@ -266,5 +269,5 @@ func (p *proc) logStart(transcriptName string) {
 	}
 	cwd, _ := os.Getwd()
 	argv := append([]string{p.cli}, p.args...)
-	p.obs.log("start", "cli", p.cli, "argv", argv, "env", env, "cwd", cwd, "transcript", transcriptName, "stdin_tty", p.stdinTTY)
+	p.obs.log("start", "cli", p.cli, "argv", argv, "env", env, "cwd", cwd, "transcript", transcriptName, "stdin_tty", p.stdinTTY, "ppid", os.Getppid())
 }
