@@ -87,7 +87,8 @@ func runFuzz(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		deadline  = fl.Duration("deadline", 0, "deadline of one execution (default 10s for an adapter, 5s in process)")
 		agents    = fl.StringSlice("agents", nil, "only fixtures of these CLIs (claude, codex, gemini)")
 		engine    = fl.String("engine", "auto", "go (go test -fuzz, needs a checkout and the Go toolchain), random (built in, no coverage guidance), or auto")
-		signalInt = fl.Bool("interrupt-signal", false, "interrupt the adapter with SIGINT instead of the harness's interrupt command")
+		signalInt = fl.Bool("interrupt-signal", false, "interrupt the adapter with SIGINT instead of the harness's interrupt command (the same as --interrupt signal)")
+		interrupt = fl.String("interrupt", "command", "how to interrupt the adapter, as for run: command (the harness interrupt line) or signal (SIGINT)")
 		seed      = fl.Int64("seed", 0, "seed of the random engine (default: from the clock)")
 	)
 	fl.Usage = func() {
@@ -171,6 +172,13 @@ func runFuzz(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	if len(*agents) > 0 {
 		env[fuzz.EnvAgents] = strings.Join(*agents, ",")
+	}
+	switch *interrupt {
+	case "command":
+	case "signal":
+		*signalInt = true
+	default:
+		return fuzzUsageError(stderr, fmt.Errorf("--interrupt %q: want command or signal", *interrupt))
 	}
 	if *signalInt {
 		env[fuzz.EnvSignalInterrupt] = "1"

@@ -16,7 +16,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
+
+	"github.com/agentconform/agentconform/conformance"
 )
 
 func main() {
@@ -65,6 +68,10 @@ func commands() []command {
 
 // run dispatches to a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "version" || args[0] == "--version") {
+		fmt.Fprintln(stdout, versionString())
+		return exitOK
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
 			return run(ctx, []string{args[1], "--help"}, stdin, stdout, stderr)
@@ -94,5 +101,24 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'agentconform <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'agentconform <command> --help' for a command's flags, 'agentconform version' for the version.")
+}
+
+// versionString is what `agentconform version` prints: the toolkit's
+// version, the module version it was built from (when go install put it
+// there) and the Go toolchain.
+func versionString() string {
+	v := "agentconform " + conformance.Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if m := bi.Main.Version; m != "" && m != "(devel)" {
+			v += " (module " + m + ")"
+		}
+		for _, st := range bi.Settings {
+			if st.Key == "vcs.revision" && len(st.Value) >= 12 {
+				v += " (commit " + st.Value[:12] + ")"
+			}
+		}
+		v += " " + bi.GoVersion
+	}
+	return v
 }

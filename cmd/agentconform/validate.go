@@ -51,7 +51,8 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		strict     = fl.Bool("strict", false, "make SHOULD rules and drift violations")
 		format     = fl.String("format", "text", "output format: text, json (NDJSON), junit, markdown or html")
 		driftOut   = fl.String("drift-report", "", "write the drift report to this file (.json: JSON, .md: Markdown, else text): per CLI version, what the logs carry that the schemas do not know, and the kinds the schemas declare that no log carried, with their required fields")
-		output     = fl.StringP("output", "o", "", "write the report to this file instead of stdout")
+		output     = fl.StringP("output", "o", "", "write the report to this file instead of stdout (--out is the same)")
+		outAlias   = fl.String("out", "", "the same as --output, as for run")
 		maxLine    = fl.String("max-line-bytes", "64MiB", "longest line read; longer lines are reported and skipped (bytes, or with KiB/MiB/GiB)")
 		jobs       = fl.Int("jobs", 0, "goroutines for per-line work (default: number of cores)")
 		schemaDir  = fl.String("schemas", "", "read schema files from this directory (laid out like schemas/) instead of the embedded ones")
@@ -93,6 +94,12 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			return usageError(stderr, fmt.Errorf("--schemas %s: not a directory", *schemaDir))
 		}
 		opts.Schemas = schemas.NewSet(os.DirFS(*schemaDir))
+	}
+	if *outAlias != "" {
+		if *output != "" && *output != *outAlias {
+			return usageError(stderr, fmt.Errorf("--out and --output name different files"))
+		}
+		*output = *outAlias
 	}
 	out := stdout
 	if *output != "" {
