@@ -168,10 +168,31 @@ func (o *Observation) cliTurns() []turnWire {
 			}
 		}
 		if len(cur) > 0 {
-			out = append(out, turnWire{format: f, pid: w.PID, lines: cur})
+			if n := len(out); n > 0 && out[n-1].pid == w.PID && !startsTurn(cur) {
+				// Lines after a result that begin no turn (the idle
+				// session state, a rate limit notice) end the last one.
+				out[n-1].lines = append(out[n-1].lines, cur...)
+			} else {
+				out = append(out, turnWire{format: f, pid: w.PID, lines: cur})
+			}
 		}
 	}
 	return out
+}
+
+// startsTurn reports whether Claude lines hold anything of a turn: a
+// message, a partial message or a result, not only system notices.
+func startsTurn(lines []WireLine) bool {
+	for _, l := range lines {
+		if l.Obj == nil {
+			continue
+		}
+		switch str(l.Obj, "type") {
+		case "assistant", "user", "stream_event", "result":
+			return true
+		}
+	}
+	return false
 }
 
 // parseAnswer reads the answer of a text or JSON turn: the whole text
