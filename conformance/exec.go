@@ -41,8 +41,13 @@ type Adapter struct {
 // `./my-adapter`) are made absolute first (see ResolveCommand).
 func ShellAdapter(cmd string) Adapter {
 	abs := ResolveCommand(cmd, "")
+	if _, simple := shellWords(cmd); simple {
+		// One program: the shell becomes it, so that its pid is the
+		// adapter's (signals, the CLI's parent).
+		abs = "exec " + abs
+	}
 	return Adapter{Name: cmd, Reproduce: cmd, Command: func(ctx context.Context) *exec.Cmd {
-		return exec.CommandContext(ctx, "/bin/sh", "-c", "exec "+abs)
+		return exec.CommandContext(ctx, "/bin/sh", "-c", abs)
 	}}
 }
 

@@ -264,7 +264,7 @@ func TestActionRuns(t *testing.T) {
 	}
 	a := parseAction(t)
 	ws := t.TempDir()
-	inputs := map[string]string{"adapter": "exit 3", "cases": "codex/plain-text"}
+	inputs := map[string]string{"adapter": crashingAdapter, "cases": "codex/plain-text"}
 	code, summary, out := simulate(t, a, inputs, ws)
 	if code != 1 {
 		t.Fatalf("a failing adapter: the job ends with %d, want 1", code)

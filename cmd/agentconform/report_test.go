@@ -303,7 +303,7 @@ func TestRunReportsEndToEnd(t *testing.T) {
 	}
 
 	// A failing adapter, as GitHub Actions runs it from the repository root.
-	cmd = exec.Command(exe, "run", "--adapter", "exit 3", "--case", "codex/plain-text", "-q", "-o", o("f.json"))
+	cmd = exec.Command(exe, "run", "--adapter", crashingAdapter, "--case", "codex/plain-text", "-q", "-o", o("f.json"))
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), "GITHUB_ACTIONS=true")
 	stdout.Reset()
@@ -312,7 +312,7 @@ func TestRunReportsEndToEnd(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("failing adapter: %v\n%s", err, stdout.String())
 	}
-	if !strings.Contains(stdout.String(), "\n::error file=fixtures/codex/plain-text.jsonl,line=1,title=CRASH output/hello [codex/plain-text] (exit 3)::") {
+	if !strings.Contains(stdout.String(), "\n::error file=fixtures/codex/plain-text.jsonl,line=1,title=CRASH output/records [codex/plain-text] (") {
 		t.Errorf("no annotation on the fixture:\n%s", stdout.String())
 	}
 }
@@ -391,3 +391,7 @@ func TestReportPublish(t *testing.T) {
 		t.Errorf("publish --no-run without reference.json: exit %d", code)
 	}
 }
+
+// crashingAdapter says hello and exits 3 without an end record: every case
+// it runs is a CRASH.
+const crashingAdapter = `echo '{"agentconform":"hello","profile":"native","agents":["codex"],"supports":[]}'; exit 3`
