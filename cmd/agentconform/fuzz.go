@@ -203,12 +203,17 @@ var failingInputRE = regexp.MustCompile(`Failing input written to testdata/fuzz/
 // re-runs the failing input it found with shrinking on, which saves the
 // crasher and prints how to replay it.
 func fuzzWithGo(ctx context.Context, goTool, root, fn string, d time.Duration, jobs int, crashers string, env map[string]string, stdout, stderr io.Writer) int {
-	args := []string{"test", "-run=^$", "-fuzz=^" + fn + "$", "-fuzztime=" + d.String(), "-fuzzminimizetime=10s"}
+	// go test -fuzz minimizes every new interesting input besides the
+	// time it searches, and --time bounds only the search: keep each
+	// minimization to a tenth of it, and say so.
+	minimize := min(10*time.Second, max(time.Second, d/10))
+	args := []string{"test", "-run=^$", "-fuzz=^" + fn + "$", "-fuzztime=" + d.String(), "-fuzzminimizetime=" + minimize.String()}
 	if jobs > 0 {
 		args = append(args, fmt.Sprintf("-parallel=%d", jobs))
 	}
 	args = append(args, "./fuzz/targets")
 	fmt.Fprintf(stdout, "agentconform fuzz: go %s (in %s)\n", strings.Join(args, " "), root)
+	fmt.Fprintf(stdout, "agentconform fuzz: %s of search; go test also minimizes each new input for up to %s (its \"execs\" line stands still meanwhile), and a failure is shrunk after the search\n", d, minimize)
 	var log strings.Builder
 	code, err := runGo(ctx, goTool, root, args, env, io.MultiWriter(stdout, &log), d+5*time.Minute)
 	if err != nil {
