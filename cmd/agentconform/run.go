@@ -193,13 +193,14 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	if *writeBase != "" {
-		f, err := os.Create(*writeBase)
-		if err == nil {
+		err := writeReportFile(*writeBase, func(w io.Writer) error {
 			for _, r := range all {
-				err = conformance.WriteBaseline(f, r, *strict)
+				if err := conformance.WriteBaseline(w, r, *strict); err != nil {
+					return err
+				}
 			}
-			f.Close()
-		}
+			return nil
+		})
 		if err != nil {
 			fmt.Fprintf(stderr, "agentconform run: writing baseline: %v\n", err)
 			return exitUsage
