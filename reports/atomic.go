@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // AtomicFile is a report file being written: the bytes go to a temporary
@@ -14,8 +15,10 @@ import (
 // Abort removes. Until Commit, the final name keeps what it held before
 // (or stays absent), so a run killed midway never leaves a half-written
 // report behind, only at worst a stray temporary file named
-// ".NAME.*.tmp".
+// ".NAME.*.tmp". Its methods may be called concurrently (an Abort from a
+// signal handler while another goroutine writes).
 type AtomicFile struct {
+	mu   sync.Mutex
 	path string
 	tmp  *os.File
 	bw   *bufio.Writer
@@ -40,6 +43,8 @@ func (a *AtomicFile) Name() string { return a.path }
 
 // Write writes to the temporary file.
 func (a *AtomicFile) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.done {
 		return 0, fs.ErrClosed
 	}
@@ -50,6 +55,8 @@ func (a *AtomicFile) Write(p []byte) (int, error) {
 // name. The file gets the mode the file it replaces had, else 0644. After
 // a failed Commit nothing is left behind and the final name is untouched.
 func (a *AtomicFile) Commit() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.done {
 		return fs.ErrClosed
 	}
@@ -81,6 +88,8 @@ func (a *AtomicFile) Commit() error {
 // Abort removes the temporary file; the final name keeps what it held. It
 // does nothing after Commit, so it can be deferred.
 func (a *AtomicFile) Abort() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.done {
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/jsonl"
@@ -113,15 +114,28 @@ const (
 // events; a capture transcript of both directions ({"dir","t_ms","line"}
 // records); and an agentconform/v1 transcript, whose replayed stdout is
 // validated along every path through its branches.
+//
+// Cancelling ctx stops the reading: before every read, and, when r can
+// take a read deadline (an *os.File on a pipe, FIFO or socket), also a
+// read that is blocked. The Result then covers only what was read, and
+// the error is the context's.
 func Stream(ctx context.Context, r io.Reader, name string, opts Options, report Reporter) (*Result, error) {
 	if report == nil {
 		report = func(finding.Finding, finding.Severity) {}
 	}
+	if err := ctx.Err(); err != nil {
+		return &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}, err
+	}
+	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
+		stop := context.AfterFunc(ctx, func() { d.SetReadDeadline(time.Now()) })
+		defer stop()
+	}
+	r = &ctxReader{ctx: ctx, r: r}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if sniffV1(br) {
 		return streamV1(ctx, br, name, opts, report)
 	}
-	rd := jsonl.NewReader(br, jsonl.Options{MaxLineBytes: opts.MaxLineBytes})
+	rd := jsonl.NewReader(br, jsonl.Options{MaxLineBytes: opts.MaxLineBytes, Context: ctx})
 	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}
 	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}}
 
@@ -131,6 +145,24 @@ func Stream(ctx context.Context, r io.Reader, name string, opts Options, report 
 	st := rd.Stats()
 	res.Lines, res.Empty, res.Bytes = st.Lines, st.Empty, st.Bytes
 	return res, err
+}
+
+// ctxReader stops reading once ctx is done, and then reports the
+// context's error rather than the error of a read it cut short.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	if err != nil && c.ctx.Err() != nil {
+		err = c.ctx.Err()
+	}
+	return n, err
 }
 
 // lineRec is one line as read, owned by its batch.
