@@ -126,12 +126,14 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if tw, ok := w.(*reports.TextWriter); ok {
 		tw.Quiet = *quiet
 	}
-	// Validation allocates many short-lived values and keeps few: trade a
-	// little memory for much less GC work, but collect harder as the heap
-	// nears 96 MiB (a soft limit: a bigger live heap, such as one huge
-	// line, is still allowed).
+	// Validation allocates many short-lived values and keeps few (a
+	// bounded number of batches in flight, a few MB whatever --jobs and
+	// the input's size): trade a little memory for much less GC work, but
+	// collect harder as the runtime's memory nears 40 MiB, which keeps the
+	// peak RSS under 64 MB (a soft limit: a bigger live heap, such as one
+	// huge line, is still allowed).
 	debug.SetGCPercent(400)
-	debug.SetMemoryLimit(96 << 20)
+	debug.SetMemoryLimit(40 << 20)
 
 	inputs, err := collectInputs(fl.Args())
 	if err != nil {
