@@ -74,14 +74,16 @@ func TestReportsShowControlCharacters(t *testing.T) {
 	doc := hostileDoc(t)
 	before, _ := jsonOf(doc)
 	outputs := map[string]func(*bytes.Buffer) error{
-		"results html":     func(b *bytes.Buffer) error { return WriteResultsHTML(b, doc, HTMLOptions{Title: "title " + hostile}) },
-		"results markdown": func(b *bytes.Buffer) error { return WriteResultsMarkdown(b, doc, MarkdownOptions{Title: "title " + hostile}) },
-		"results junit":    func(b *bytes.Buffer) error { return WriteResultsJUnit(b, doc) },
-		"summary":          func(b *bytes.Buffer) error { return WriteSummary(b, doc, SummaryOptions{}) },
-		"gate":             func(b *bytes.Buffer) error { return WriteGate(b, doc, nil) },
-		"annotations":      func(b *bytes.Buffer) error { return WriteAnnotations(b, doc, nil, "") },
-		"diff text":        func(b *bytes.Buffer) error { return WriteDiffText(b, Diff(NewDocument(), doc)) },
-		"diff markdown":    func(b *bytes.Buffer) error { return WriteDiffMarkdown(b, Diff(NewDocument(), doc)) },
+		"results html": func(b *bytes.Buffer) error { return WriteResultsHTML(b, doc, HTMLOptions{Title: "title " + hostile}) },
+		"results markdown": func(b *bytes.Buffer) error {
+			return WriteResultsMarkdown(b, doc, MarkdownOptions{Title: "title " + hostile})
+		},
+		"results junit": func(b *bytes.Buffer) error { return WriteResultsJUnit(b, doc) },
+		"summary":       func(b *bytes.Buffer) error { return WriteSummary(b, doc, SummaryOptions{}) },
+		"gate":          func(b *bytes.Buffer) error { return WriteGate(b, doc, nil) },
+		"annotations":   func(b *bytes.Buffer) error { return WriteAnnotations(b, doc, nil, "") },
+		"diff text":     func(b *bytes.Buffer) error { return WriteDiffText(b, Diff(NewDocument(), doc)) },
+		"diff markdown": func(b *bytes.Buffer) error { return WriteDiffMarkdown(b, Diff(NewDocument(), doc)) },
 	}
 	rule := &finding.Rule{ID: "unified/schema", Level: finding.Must, Requirement: "events match the schema", Source: "spec"}
 	f := finding.Finding{Rule: rule, File: "logs/" + hostile + ".jsonl", Line: 3, Pointer: "/content/" + hostile,
@@ -158,11 +160,11 @@ func jsonOf(doc *Document) (string, error) {
 func TestVisible(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain text, tabs\tand\nnewlines; ünïcödé 日本 🎉": "plain text, tabs\tand\nnewlines; ünïcödé 日本 🎉",
-		"\x1b[1;31mred\x1b[0m":                          `\x1b[1;31mred\x1b[0m`,
-		"a\x00b\rc\x7fd\u0085e\u009bf":                  `a\x00b\rc\x7fd\u0085e\u009bf`,
-		"\u202a\u202b\u202c\u202d\u202e":                `\u202a\u202b\u202c\u202d\u202e`,
-		"\u2066\u2067\u2068\u2069\u200e\u200f\u061c":    `\u2066\u2067\u2068\u2069\u200e\u200f\u061c`,
-		"\xff\xfe ok \xc3":                              `\xff\xfe ok \xc3`,
+		"\x1b[1;31mred\x1b[0m":                       `\x1b[1;31mred\x1b[0m`,
+		"a\x00b\rc\x7fd\u0085e\u009bf":               `a\x00b\rc\x7fd\u0085e\u009bf`,
+		"\u202a\u202b\u202c\u202d\u202e":             `\u202a\u202b\u202c\u202d\u202e`,
+		"\u2066\u2067\u2068\u2069\u200e\u200f\u061c": `\u2066\u2067\u2068\u2069\u200e\u200f\u061c`,
+		"\xff\xfe ok \xc3":                           `\xff\xfe ok \xc3`,
 	} {
 		if got := visible(in); got != want {
 			t.Errorf("visible(%q) = %q, want %q", in, got, want)
