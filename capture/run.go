@@ -56,6 +56,9 @@ type Options struct {
 	Strace string
 	// Log receives progress lines; nil discards them.
 	Log func(format string, args ...any)
+	// Redact are redaction rules (a rule file's, see redact.ParseRules)
+	// applied besides the built-in ones.
+	Redact []redact.Rule
 }
 
 func (o Options) logf(format string, args ...any) {
@@ -246,6 +249,7 @@ func captureOnce(ctx context.Context, bin *Binary, scenario string, p *plan, pro
 		Home: sb.Home, Cwd: sb.Project, CwdAs: ProjectPath,
 		Secrets:  append(redact.EnvSecrets(sb.Env), mockAnthropicKey, mockOpenAIKey, mockGeminiKey),
 		Literals: redactLiterals(bin.Path),
+		Rules:    o.Redact,
 	})
 	run := &oneRun{}
 	session := ""

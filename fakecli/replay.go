@@ -69,6 +69,13 @@ type engine struct {
 	// busy counts steps run since the replay last waited or wrote, to stop
 	// a transcript that loops without doing either.
 	busy int
+	// progress counts what moved the replay on: lines written, stdin lines
+	// taken, waits that blocked, signals. eofPass holds its value when an
+	// "in" step was passed at stdin EOF, so that coming back to the step
+	// with nothing done in between (a loop whose only wait is that read)
+	// is seen: no line can come any more, and the replay would spin.
+	progress uint64
+	eofPass  map[int]uint64
 }
 
 // formatter renders a non-stream output format from the stream lines, or
@@ -170,7 +177,7 @@ func (e *engine) run() int {
 
 // out writes one stdout line (templates filled).
 func (e *engine) out(st *transcript.Step) flow {
-	e.busy = 0
+	e.progressed()
 	text := st.Text
 	if len(e.vars) > 0 {
 		text = e.vars.Fill(text)
@@ -205,7 +212,7 @@ func (e *engine) out(st *transcript.Step) flow {
 // write writes a stdout line, logs it, and ends the process if stdout is
 // gone. stepLine is the transcript line (0 for a synthesized line).
 func (e *engine) write(text string, newline bool, stepLine int) flow {
-	e.busy = 0
+	e.progressed()
 	if len(text) >= teeChunk {
 		// A line this long may block on a full pipe for good (an adapter
 		// that stopped reading, then kills the CLI): what the log holds
@@ -234,7 +241,7 @@ func (e *engine) stdoutGone() flow {
 }
 
 func (e *engine) errLine(st *transcript.Step) flow {
-	e.busy = 0
+	e.progressed()
 	text := st.Text
 	if len(e.vars) > 0 {
 		text = e.vars.Fill(text)
@@ -287,11 +294,25 @@ const (
 	waitEOF                  // stdin EOF
 )
 
+// progressed notes that the replay did something: it wrote, took a line,
+// or waited.
+func (e *engine) progressed() {
+	e.busy = 0
+	e.progress++
+}
+
 // wait blocks until the deadline (none when d < 0), or the next stdin line
 // (waitLine; nil at EOF), or stdin EOF (waitEOF), handling signals and
-// (Claude) stdin lines as they come. Stdout is flushed first.
-func (e *engine) wait(d time.Duration, kind waitKind) (flow, *stdinMsg) {
-	e.busy = 0
+// (Claude) stdin lines as they come. Stdout is flushed first. Only a wait
+// that blocked counts as progress: one that returns at once (a zero
+// delay, a read at stdin EOF) does not.
+func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
+	blocked := false
+	defer func() {
+		if blocked {
+			e.progressed()
+		}
+	}()
 	err := e.p.out.flush()
 	e.p.obs.flush()
 	if err != nil {
@@ -318,10 +339,12 @@ func (e *engine) wait(d time.Duration, kind waitKind) (flow, *stdinMsg) {
 		case <-e.p.endCh:
 			return e.finish(e.p.endCode), nil
 		case s := <-e.p.sigs:
+			blocked = true
 			if f := e.signal(s); f != flowNone {
 				return f, nil
 			}
 		case <-timer:
+			blocked = blocked || d > 0
 			return flowNone, nil
 		case l, ok := <-inCh:
 			if !ok {
@@ -331,6 +354,7 @@ func (e *engine) wait(d time.Duration, kind waitKind) (flow, *stdinMsg) {
 				}
 				continue
 			}
+			blocked = true
 			m := decodeLine(l)
 			if kind == waitLine {
 				return flowNone, m
@@ -400,6 +424,9 @@ func (e *engine) inStep(st *transcript.Step) flow {
 			return f
 		}
 		if m == nil {
+			if e.eofAgain() {
+				return e.eofLoop()
+			}
 			return e.inEOF(st)
 		}
 		if e.matches(st, m) {
@@ -420,6 +447,31 @@ func (e *engine) inStep(st *transcript.Step) flow {
 		e.pc++
 		return flowNone
 	}
+}
+
+// eofAgain reports whether the replay reached the current "in" step at
+// stdin EOF before and has done nothing since: it loops, and its only
+// wait, this read, can no longer block.
+func (e *engine) eofAgain() bool {
+	if e.eofPass == nil {
+		e.eofPass = map[int]uint64{}
+	}
+	if p, ok := e.eofPass[e.pc]; ok && p == e.progress {
+		return true
+	}
+	e.eofPass[e.pc] = e.progress
+	return false
+}
+
+// eofLoop ends a replay that came back to a read at stdin EOF with nothing
+// done in between: stdin's end ends the wait for good, and the process
+// exits as the CLI does when its stdin closes.
+func (e *engine) eofLoop() flow {
+	code := 0
+	if e.c != nil {
+		code = e.c.exitCode(0, true)
+	}
+	return e.finish(code)
 }
 
 // inEOF handles stdin EOF where an "in" step waits.

@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,14 @@ type Options struct {
 	// with TooLong set and no Bytes. Zero or negative means
 	// DefaultMaxLineBytes.
 	MaxLineBytes int64
+	// Context, when not nil, stops the Reader once it is done: Next then
+	// returns its error (wrapped, and again on every later call) instead
+	// of reading on. It is checked before every read, also while a line
+	// that is too long is skipped, so input that never ends (/dev/zero)
+	// cannot keep the Reader going. A read that blocks (a silent pipe) is
+	// not interrupted by it: the caller must unblock the io.Reader (close
+	// it, or set a read deadline) or stop waiting for Next.
+	Context context.Context
 }
 
 // Line is one non-empty physical line of the input, with the framing facts
@@ -93,6 +102,7 @@ type Reader struct {
 	eof     bool
 	err     error // sticky read error other than io.EOF, already wrapped
 	stats   Stats
+	ctx     context.Context // nil: never cancelled
 }
 
 // NewReader returns a Reader that reads lines from rd.
@@ -104,7 +114,7 @@ func NewReader(rd io.Reader, opts Options) *Reader {
 	if max > maxLimit {
 		max = maxLimit
 	}
-	return &Reader{rd: rd, max: max, buf: make([]byte, initialBufSize)}
+	return &Reader{rd: rd, max: max, buf: make([]byte, initialBufSize), ctx: opts.Context}
 }
 
 // Stats returns the counts accumulated so far.
@@ -208,6 +218,12 @@ func (r *Reader) fill() {
 		r.grow()
 	}
 	for range maxEmptyReads {
+		if r.ctx != nil {
+			if err := r.ctx.Err(); err != nil {
+				r.err = r.wrap(err)
+				return
+			}
+		}
 		n, err := r.rd.Read(r.buf[r.w:])
 		if n < 0 || n > len(r.buf)-r.w {
 			r.err = r.wrap(fmt.Errorf("io.Reader returned invalid count %d", n))

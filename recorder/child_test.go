@@ -91,6 +91,15 @@ func childMain(mode string, args []string) int {
 	case "sleep":
 		time.Sleep(time.Minute)
 		return 99
+	case "lines":
+		// Print the file RECORDER_TEST_LINES names, as it is.
+		data, err := os.ReadFile(os.Getenv("RECORDER_TEST_LINES"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 98
+		}
+		os.Stdout.Write(data)
+		return 0
 	}
 	fmt.Fprintln(os.Stderr, "unknown RECORDER_TEST_CHILD mode", mode)
 	return 2

@@ -579,6 +579,15 @@ func (l *log) close() ([]event, int64) {
 func buildSteps(evs []event, exitT int64, cli string, red *redact.Redactor, res *Result) []transcript.Step {
 	conv := newConverter(cli)
 	steps := make([]transcript.Step, 0, len(evs)+1)
+	// Stdout is redacted as one stream, so that a secret split across
+	// streamed text deltas is found too.
+	var outs []string
+	for _, e := range evs {
+		if e.op == transcript.OpOut {
+			outs = append(outs, e.text)
+		}
+	}
+	outs = red.Lines(outs)
 	var last int64
 	for _, e := range evs {
 		t := e.t
@@ -589,7 +598,8 @@ func buildSteps(evs []event, exitT int64, cli string, red *redact.Redactor, res 
 		st := transcript.Step{T: &t, Op: e.op}
 		switch e.op {
 		case transcript.OpOut:
-			st.Text = conv.templateIDs(red.String(e.text))
+			st.Text = conv.templateIDs(outs[0])
+			outs = outs[1:]
 			st.NoNewline = e.noNewline
 		case transcript.OpErr:
 			st.Text = red.String(e.text)

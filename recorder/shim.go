@@ -26,6 +26,9 @@ const (
 	EnvTimeout = "AGENTCONFORM_RECORD_TIMEOUT"
 	// EnvScenario is written to the transcripts' header.
 	EnvScenario = "AGENTCONFORM_RECORD_SCENARIO"
+	// EnvRedact names a redaction rule file (redact.RulesFormat) whose
+	// rules apply besides the built-in ones.
+	EnvRedact = "AGENTCONFORM_RECORD_REDACT"
 )
 
 // ShimMain is the PATH-shim mode. Called first thing with os.Args[0] and
@@ -66,6 +69,12 @@ func ShimMain(name string, args []string) (handled bool, code int) {
 		}
 		timeout = d
 	}
+	var rules []redact.Rule
+	if path := os.Getenv(EnvRedact); path != "" {
+		if rules, err = redact.ReadRulesFile(path); err != nil {
+			return fail(127, "%s: %v", EnvRedact, err)
+		}
+	}
 	started := time.Now().UTC()
 	file := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.jsonl", cli, started.Format("20060102T150405Z"), os.Getpid()))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -90,7 +99,7 @@ func ShimMain(name string, args []string) (handled bool, code int) {
 		Stderr:   os.Stderr,
 		Timeout:  timeout,
 		Signals:  signals,
-		Redactor: redact.New(redact.Options{Home: home, Cwd: cwd, Secrets: redact.EnvSecrets(env)}),
+		Redactor: redact.New(redact.Options{Home: home, Cwd: cwd, Secrets: redact.EnvSecrets(env), Rules: rules}),
 	})
 	stop()
 	if err != nil {

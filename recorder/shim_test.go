@@ -249,3 +249,37 @@ func TestRealCLIFromPATHSkipsTheShim(t *testing.T) {
 		t.Error("found only itself and took it")
 	}
 }
+
+// TestShimRedactRuleFile: the shim applies the rule file that
+// AGENTCONFORM_RECORD_REDACT names, and refuses to run with a broken one.
+func TestShimRedactRuleFile(t *testing.T) {
+	codex, recDir := shimSetup(t)
+	dir := t.TempDir()
+	lines := filepath.Join(dir, "out.jsonl")
+	if err := os.WriteFile(lines, []byte(`{"type":"item.completed","item":{"type":"agent_message","text":"ticket ACME-4711 done"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rules := filepath.Join(dir, "r.rules")
+	if err := os.WriteFile(rules, []byte("acme-ticket ACME-([0-9]+)\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(testEnv(t, t.TempDir(), "lines", "RECORDER_TEST_LINES="+lines), EnvDir+"="+recDir, EnvReal+"="+self(t))
+	v := runView(t, command(t, codex, []string{"codex", "exec", "--json", "x"}, append(env, EnvRedact+"="+rules)), "")
+	if v.code != 0 || !strings.Contains(v.stdout, "ACME-4711") {
+		t.Fatalf("shim: %+v", v)
+	}
+	entries, err := os.ReadDir(recDir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("recordings: %v %v", entries, err)
+	}
+	data, _ := os.ReadFile(filepath.Join(recDir, entries[0].Name()))
+	if strings.Contains(string(data), "4711") || !strings.Contains(string(data), "ACME-<redacted:acme-ticket:1>") {
+		t.Errorf("recording:\n%s", data)
+	}
+	bad := filepath.Join(dir, "bad.rules")
+	os.WriteFile(bad, []byte("x (\n"), 0o600)
+	v = runView(t, command(t, codex, []string{"codex", "exec", "--json", "x"}, append(env, EnvRedact+"="+bad)), "")
+	if v.code != 127 || !strings.Contains(v.stderr, bad+":1:") {
+		t.Errorf("shim with a broken rule file: %+v", v)
+	}
+}

@@ -16,14 +16,25 @@
 // sequence. Input may be arbitrary bytes: invalid UTF-8 is passed through.
 // Placeholders already in the text are never replaced again.
 //
-// What is found: API keys (Anthropic sk-ant-..., OpenAI sk-/sk-proj-...,
-// Google AIza..., GitHub gh?_..., AWS AKIA...), the values of generic
-// assignments such as FOO_API_KEY=value and JSON fields such as
-// "api_key": "...", bearer and other Authorization tokens, e-mail
-// addresses, the user's home directory and the working directory (also in
-// JSON-escaped form and in the dash-separated form Claude Code uses for its
-// project directories), and whatever literal strings and regular
-// expressions Options adds.
+// What is found: API keys and tokens by their shapes (Anthropic
+// sk-ant-..., OpenAI sk-/sk-proj-..., Google AIza..., GitHub gh?_... and
+// github_pat_..., AWS AKIA.../ASIA..., Slack xox?-... and webhook URLs,
+// Stripe sk_live_..., npm npm_..., Hugging Face hf_..., GitLab glpat-...,
+// Twilio SK..., SendGrid SG...., DigitalOcean dop_v1_..., Mailgun key-...,
+// Shopify shpat_..., PyPI pypi-..., JWTs), PEM private key bodies (also
+// inside JSON strings, where their newlines are \n escapes), Azure
+// storage account keys and SAS signatures, the values of generic
+// assignments such as FOO_API_KEY=value, "aws_secret_access_key = ..." and
+// "password: ...", of JSON fields such as "api_key": "..." and
+// "SecretAccessKey": "...", bearer and other Authorization tokens,
+// base64-encoded text holding any of these, e-mail addresses, the user's
+// home directory and the working directory (also in JSON-escaped form and
+// in the dash-separated form Claude Code uses for its project
+// directories), and whatever literal strings, regular expressions and
+// rules (see Rule and ParseRules) Options adds.
+//
+// Lines redacts the lines of an output stream together, so that a secret
+// split across consecutive streamed text deltas is found too.
 package redact
 
 import (
@@ -71,6 +82,42 @@ const (
 	Literal Kind = "literal"
 	// Pattern is a match of a regular expression from Options.Patterns.
 	Pattern Kind = "pattern"
+	// JWT is a JSON Web Token (eyJ....eyJ....sig).
+	JWT Kind = "jwt"
+	// PrivateKey is the body of a PEM private key (the BEGIN and END lines
+	// are kept).
+	PrivateKey Kind = "private-key"
+	// SlackToken is a Slack token (xoxb-..., xoxp-..., xapp-...).
+	SlackToken Kind = "slack-token"
+	// SlackWebhook is the secret path of a Slack webhook URL.
+	SlackWebhook Kind = "slack-webhook"
+	// StripeKey is a Stripe secret or restricted key (sk_live_...,
+	// rk_live_...) or webhook secret (whsec_...).
+	StripeKey Kind = "stripe-key"
+	// NpmToken is an npm access token (npm_...).
+	NpmToken Kind = "npm-token"
+	// HuggingFaceToken is a Hugging Face token (hf_..., api_org_...).
+	HuggingFaceToken Kind = "huggingface-token"
+	// GitLabToken is a GitLab token (glpat-..., gldt-, glrt-, ...).
+	GitLabToken Kind = "gitlab-token"
+	// TwilioKey is a Twilio API key (SK and 32 hex digits).
+	TwilioKey Kind = "twilio-key"
+	// SendGridKey is a SendGrid API key (SG.x.y).
+	SendGridKey Kind = "sendgrid-key"
+	// DigitalOceanToken is a DigitalOcean token (dop_v1_..., doo_v1_,
+	// dor_v1_).
+	DigitalOceanToken Kind = "digitalocean-token"
+	// MailgunKey is a Mailgun API key (key-... and pubkey-...).
+	MailgunKey Kind = "mailgun-key"
+	// ShopifyToken is a Shopify token (shpat_..., shpss_, shpca_, shppa_).
+	ShopifyToken Kind = "shopify-token"
+	// PyPIToken is a PyPI upload token (pypi-AgEIcHlwaS5vcmc...).
+	PyPIToken Kind = "pypi-token"
+	// AzureKey is an Azure storage account key, shared access key or SAS
+	// signature.
+	AzureKey Kind = "azure-key"
+	// Base64Secret is base64-encoded text that holds a secret.
+	Base64Secret Kind = "base64-secret"
 )
 
 // Default placeholders for the home and working directories.
@@ -109,6 +156,9 @@ type Options struct {
 	// part in the match is replaced (so `token=(\w+)` keeps "token=");
 	// otherwise the whole match is.
 	Patterns []*regexp.Regexp
+	// Rules are further named rules, such as a rule file holds (see
+	// ParseRules); their names are the kinds in placeholders.
+	Rules []Rule
 }
 
 // rule finds one kind of value.
@@ -123,10 +173,19 @@ type rule struct {
 	// must not be a letter or digit.
 	slugEnd bool
 	// hint is a substring the text must contain for re to be worth
-	// running; hintFold is one it must contain ignoring ASCII case.
+	// running; hintFold is one it must contain ignoring ASCII case; and
+	// the text must contain one of hints, when there are any.
 	hint, hintFold string
+	hints          []string
 	// accept, when set, must approve the value.
 	accept func(string) bool
+	// wordStart makes a match count only where a word starts: at the
+	// start of the text, after a byte that cannot be part of a word, or
+	// after a JSON escape such as \n (where the regexp's \b would see the
+	// n of the escape as part of the word).
+	wordStart bool
+	// spans, when set, finds the values itself (start, end pairs).
+	spans func(s string) [][2]int
 	// fixed is the replacement for home and working directories; secrets
 	// get numbered placeholders instead.
 	fixed string
@@ -145,21 +204,38 @@ type Redactor struct {
 
 // Built-in patterns.
 var (
-	placeholderRE = regexp.MustCompile(`<redacted:[a-z-]+:[0-9]+>`)
+	placeholderRE = regexp.MustCompile(`<redacted:[a-z0-9-]+:[0-9]+>`)
 	anthropicRE   = regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]+`)
-	openAIRE      = regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{16,}`)
-	googleRE      = regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)
-	githubRE      = regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)
-	awsRE         = regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)
+	openAIRE      = regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{16,}`)
+	googleRE      = regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`)
+	githubRE      = regexp.MustCompile(`(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)
+	awsRE         = regexp.MustCompile(`(?:AKIA|ASIA)[0-9A-Z]{16}\b`)
+	// Token shapes after the public rule sets of secret scanners.
+	jwtRE          = regexp.MustCompile(`ey[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`)
+	slackTokenRE   = regexp.MustCompile(`(?:xox[abposre]|xapp|xoxe\.xox[bp])-[0-9A-Za-z-]{10,}`)
+	slackWebhookRE = regexp.MustCompile(`hooks\.slack\.com(?:\\?/)+(?:services|workflows|triggers)(?:\\?/)+((?:[A-Za-z0-9_+-]|\\?/)+)`)
+	stripeRE       = regexp.MustCompile(`(?:(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{10,}|whsec_[0-9A-Za-z]{20,})`)
+	npmRE          = regexp.MustCompile(`npm_[A-Za-z0-9]{36}\b`)
+	huggingFaceRE  = regexp.MustCompile(`(?:hf_|api_org_)[A-Za-z0-9]{30,}`)
+	gitlabRE       = regexp.MustCompile(`gl(?:pat|dt|ptt|rt|soat|ft|imt|cbt|oas|agent)-[0-9A-Za-z_-]{20,}`)
+	twilioRE       = regexp.MustCompile(`SK[0-9a-fA-F]{32}\b`)
+	sendGridRE     = regexp.MustCompile(`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`)
+	digitalOceanRE = regexp.MustCompile(`do[por]_v1_[a-f0-9]{64}\b`)
+	mailgunRE      = regexp.MustCompile(`(?:pub)?key-[0-9a-f]{32}\b`)
+	shopifyRE      = regexp.MustCompile(`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`)
+	pypiRE         = regexp.MustCompile(`pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)
+	azureKeyRE     = regexp.MustCompile(`(?i)\b(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{20,}={0,2})`)
+	azureSigRE     = regexp.MustCompile(`[?&;]sig=([A-Za-z0-9%+/=]{20,})`)
+	// A PEM private key: the body between the BEGIN and END lines, whose
+	// line breaks are real, or \n escapes in a JSON string (\\n in one
+	// nested in another); and the body after a BEGIN line whose END did
+	// not come (a cut-off key).
+	pemRE    = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----((?:[A-Za-z0-9+/=\s:,.-]|\\+[nrt])+?)-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
+	pemCutRE = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----((?:[A-Za-z0-9+/=\s]|\\+[nrt]){40,})`)
 	// Authorization: Bearer x / Basic x / Token x, in headers, JSON and
 	// escaped JSON.
 	authHeaderRE = regexp.MustCompile(`(?i)authorization\\?["']?\s*[:=]\s*\\?["']?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]+)`)
 	bearerRE     = regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})`)
-	// "api_key": "value" in JSON, and \"api_key\": \"value\" in JSON
-	// nested as a string.
-	secretName     = `[A-Za-z0-9_-]*(?i:api[_-]?key|secret|password|passwd|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|session[_-]?token|private[_-]?key|client[_-]?secret)`
-	jsonFieldRE    = regexp.MustCompile(`"` + secretName + `"\s*:\s*"((?:[^"\\]|\\.)*)"`)
-	escJSONFieldRE = regexp.MustCompile(`\\"` + secretName + `\\"\s*:\s*\\"((?:[^"\\]|\\[^"])*)\\"`)
 	// NAME=value, NAME="value", NAME=\"value\" (in a JSON string) and
 	// NAME='value'. A double-quoted value never starts with what may
 	// follow a JSON string's closing quote, so `"X_TOKEN=","b"` is left
@@ -177,18 +253,41 @@ func New(opts Options) *Redactor {
 	r := &Redactor{placeholders: map[string]string{}, next: map[Kind]int{}, counts: map[Kind]int{}}
 	add := func(ru rule) { r.rules = append(r.rules, ru) }
 
-	// Specific shapes first: where two matches start at the same byte, the
-	// earlier rule names the kind.
+	// Where two matches start at the same byte, the earlier rule names the
+	// kind. A rule file's rules come first, so that their names win over
+	// the built-in ones; then specific shapes before generic ones.
+	for _, ru := range opts.Rules {
+		add(ru.rule())
+	}
+	add(rule{kind: PrivateKey, re: pemRE, hint: "PRIVATE KEY"})
+	add(rule{kind: PrivateKey, re: pemCutRE, hint: "PRIVATE KEY"})
 	add(rule{kind: AnthropicKey, re: anthropicRE, hint: "sk-ant-"})
-	add(rule{kind: OpenAIKey, re: openAIRE, hint: "sk-"})
-	add(rule{kind: GoogleKey, re: googleRE, hint: "AIza"})
-	add(rule{kind: GitHubToken, re: githubRE, hint: "_"})
-	add(rule{kind: AWSKey, re: awsRE, hint: "A"})
+	add(rule{kind: OpenAIKey, re: openAIRE, hint: "sk-", wordStart: true})
+	add(rule{kind: GoogleKey, re: googleRE, hint: "AIza", wordStart: true})
+	add(rule{kind: GitHubToken, re: githubRE, hints: []string{"gh", "github_pat_"}, wordStart: true})
+	add(rule{kind: AWSKey, re: awsRE, hints: []string{"AKIA", "ASIA"}, wordStart: true})
+	add(rule{kind: SlackToken, re: slackTokenRE, hints: []string{"xox", "xapp-"}, wordStart: true})
+	add(rule{kind: SlackWebhook, re: slackWebhookRE, hint: "hooks.slack.com"})
+	add(rule{kind: StripeKey, re: stripeRE, hints: []string{"_live_", "_test_", "_prod_", "whsec_"}, wordStart: true})
+	add(rule{kind: NpmToken, re: npmRE, hint: "npm_", wordStart: true})
+	add(rule{kind: HuggingFaceToken, re: huggingFaceRE, hints: []string{"hf_", "api_org_"}, wordStart: true})
+	add(rule{kind: GitLabToken, re: gitlabRE, hint: "gl", wordStart: true})
+	add(rule{kind: TwilioKey, re: twilioRE, hint: "SK", wordStart: true})
+	add(rule{kind: SendGridKey, re: sendGridRE, hint: "SG.", wordStart: true})
+	add(rule{kind: DigitalOceanToken, re: digitalOceanRE, hint: "_v1_", wordStart: true})
+	add(rule{kind: MailgunKey, re: mailgunRE, hint: "key-", wordStart: true})
+	add(rule{kind: ShopifyToken, re: shopifyRE, hint: "shp", wordStart: true})
+	add(rule{kind: PyPIToken, re: pypiRE, hint: "pypi-", wordStart: true})
+	add(rule{kind: AzureKey, re: azureKeyRE, hintFold: "key="})
+	add(rule{kind: AzureKey, re: azureSigRE, hint: "sig="})
 	add(rule{kind: BearerToken, re: authHeaderRE, hintFold: "authorization"})
 	add(rule{kind: BearerToken, re: bearerRE, hintFold: "bearer", accept: bearerLooksReal})
-	add(rule{kind: APIKey, re: jsonFieldRE, hint: `"`})
-	add(rule{kind: APIKey, re: escJSONFieldRE, hint: `\"`})
+	add(rule{kind: JWT, re: jwtRE, hint: "ey", wordStart: true})
+	// "api_key": "value" in JSON (also nested as a string), and
+	// aws_secret_access_key = value, password: value in text.
+	add(rule{kind: APIKey, spans: fieldSpans})
 	add(rule{kind: APIKey, re: assignmentRE, hint: "="})
+	add(rule{kind: Base64Secret, spans: r.base64Spans})
 	add(rule{kind: Email, re: emailRE, hint: "@"})
 
 	for _, s := range opts.Secrets {
@@ -404,9 +503,17 @@ func (r *Redactor) placeholderLocked(kind Kind, value string) string {
 // it, so no byte of any found value survives. Existing placeholders are
 // never replaced, nor split.
 func (r *Redactor) find(s string) []span {
+	return r.findWith(s, nil)
+}
+
+// findWith is find with the rules skip approves left out.
+func (r *Redactor) findWith(s string, skip func(*rule) bool) []span {
 	var all []span
 	for i := range r.rules {
 		ru := &r.rules[i]
+		if skip != nil && skip(ru) {
+			continue
+		}
 		if ru.lit != "" {
 			for from := 0; ; {
 				j := strings.Index(s[from:], ru.lit)
@@ -431,7 +538,13 @@ func (r *Redactor) find(s string) []span {
 			}
 			continue
 		}
-		if ru.hint != "" && !strings.Contains(s, ru.hint) || ru.hintFold != "" && !containsFold(s, ru.hintFold) {
+		if ru.hint != "" && !strings.Contains(s, ru.hint) || ru.hintFold != "" && !containsFold(s, ru.hintFold) || !containsAny(s, ru.hints) {
+			continue
+		}
+		if ru.spans != nil {
+			for _, sp := range ru.spans(s) {
+				all = appendSpan(all, s, sp[0], sp[1], i)
+			}
 			continue
 		}
 		for _, loc := range ru.re.FindAllStringSubmatchIndex(s, -1) {
@@ -445,6 +558,9 @@ func (r *Redactor) find(s string) []span {
 				}
 			}
 			if ru.accept != nil && !ru.accept(s[start:end]) {
+				continue
+			}
+			if ru.wordStart && !wordStart(s, loc[0]) {
 				continue
 			}
 			all = appendSpan(all, s, start, end, i)
@@ -492,6 +608,61 @@ func (r *Redactor) find(s string) []span {
 		}
 	}
 	return out
+}
+
+// wordStart reports whether a word can start at byte i of s: at the start,
+// after a byte that is not a letter, digit or underscore, or right after
+// a JSON escape such as \n or \t.
+func wordStart(s string, i int) bool {
+	if i == 0 || !isWordByte(s[i-1]) {
+		return true
+	}
+	if i >= 2 && s[i-2] == '\\' && strings.IndexByte("nrtbf", s[i-1]) >= 0 {
+		run := 0
+		for j := i - 2; j >= 0 && s[j] == '\\'; j-- {
+			run++
+		}
+		return run%2 == 1
+	}
+	return false
+}
+
+func isWordByte(c byte) bool { return isAlnum(c) || c == '_' }
+
+// valueLooksSecret approves the value of a "name = value" match: not a
+// variable or template reference, not a plain word, and not a number,
+// since prose and code mention passwords and tokens without giving one.
+func valueLooksSecret(v string) bool {
+	if len(v) < 8 || strings.ContainsAny(v[:1], "$%{<*") || strings.HasPrefix(v, "<redacted:") {
+		return false
+	}
+	var lower, upper, digit, other bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= '0' && c <= '9':
+			digit = true
+		default:
+			other = true
+		}
+	}
+	if !lower && !upper {
+		return false // a number, or punctuation
+	}
+	if !lower && !digit && strings.Trim(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == "" {
+		return false // the name of a variable: OPENAI_API_KEY
+	}
+	n := 0
+	for _, b := range []bool{lower, upper, digit, other} {
+		if b {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // appendSpan adds a match, widened so that it neither starts nor ends
@@ -552,6 +723,16 @@ func finishEscape(s string, end int) int {
 		return e
 	}
 	return end
+}
+
+// containsAny reports whether s contains one of subs, or subs is empty.
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return len(subs) == 0
 }
 
 // containsFold reports whether s contains lower (lower-case ASCII),

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentconform/agentconform/redact/redacttest"
 )
 
 // Made-up credentials in the shapes of the real ones.
@@ -302,6 +304,11 @@ func FuzzJSONStaysValid(f *testing.F) {
 	for _, s := range []string{"plain", antKey1, "\n" + "bob@example.org", `a\b@c.io`, "Bearer " + jwt, "X_API_KEY=" + openKey,
 		`{"api_key":"` + googleKey + `"}`, "/home/alice/work/proj/é", "\\u00e9/home/alice", `"password":"x\"`, "\x7f\u2028"} {
 		f.Add(s)
+	}
+	for _, c := range redacttest.Corpus() {
+		for _, l := range c.Lines {
+			f.Add(l)
+		}
 	}
 	plain := New(Options{Home: "/home/alice", Cwd: "/home/alice/work/proj"})
 	withLiterals := New(Options{Home: "/home/alice", Cwd: "/home/alice/work/proj", Literals: []string{`a\`, "q"}})

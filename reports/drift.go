@@ -467,6 +467,7 @@ func (k *KindCounter) count(t, st any) {
 
 // WriteDriftText renders the drift report for a terminal.
 func WriteDriftText(w io.Writer, rep *DriftReport) error {
+	rep = visibleCopy(rep)
 	ew := &errWriter{w: w}
 	if len(rep.Groups) == 0 {
 		ew.printf("Drift: no stream of a known dialect.\n")
@@ -500,6 +501,7 @@ func WriteDriftText(w io.Writer, rep *DriftReport) error {
 
 // WriteDriftMarkdown renders the drift report as Markdown.
 func WriteDriftMarkdown(w io.Writer, rep *DriftReport) error {
+	rep = visibleCopy(rep)
 	ew := &errWriter{w: w}
 	ew.printf("### Drift\n\n")
 	if len(rep.Groups) == 0 {

@@ -70,6 +70,7 @@ func Passed(doc *Document) bool {
 // failures (fix them, or add the printed lines to the baseline) and the
 // stale baseline entries (delete the printed lines). b may be nil.
 func WriteGate(w io.Writer, doc *Document, b *Baseline) error {
+	doc = visibleCopy(doc)
 	ew := &errWriter{w: w}
 	lines := map[string]int{}
 	if b != nil {
@@ -144,6 +145,7 @@ const maxAnnotations = 50
 // baseline file. root is the directory paths are made relative to ("" for
 // the working directory).
 func WriteAnnotations(w io.Writer, doc *Document, b *Baseline, root string) error {
+	doc = visibleCopy(doc)
 	ew := &errWriter{w: w}
 	lines := map[string]int{}
 	if b != nil {

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
@@ -33,6 +35,8 @@ type HTMLOptions struct {
 // escaped by html/template; the page's script only moves that escaped
 // content around.
 func WriteResultsHTML(w io.Writer, doc *Document, o HTMLOptions) error {
+	doc = visibleCopy(doc)
+	o.Title, o.Intro = visible(o.Title), visible(o.Intro)
 	v := buildHTMLView(doc, o)
 	if err := resultsPage.Execute(w, v); err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
@@ -278,6 +282,27 @@ func verdictLabel(v string) string {
 
 var pageFuncs = template.FuncMap{"label": verdictLabel}
 
+// cspHash is the CSP source expression ('sha256-...') that allows the
+// inline <style> or <script> element whose text is exactly s.
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// pageCSP is the Content-Security-Policy of a self-contained page whose
+// only style and script are the inline ones with text css and js: nothing
+// else loads or runs (no other script, no inline event handler or style
+// attribute, no image, font, frame, connection, form target or <base>),
+// so text that came from an adapter or a CLI cannot do anything even if
+// it ever got past the escaping.
+func pageCSP(css, js string) template.HTMLAttr {
+	return template.HTMLAttr("default-src 'none'; script-src " + cspHash(js) + "; style-src " + cspHash(css) +
+		"; img-src 'none'; font-src 'none'; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'")
+}
+
+// resultsCSP is the policy of the results page.
+var resultsCSP = pageCSP(pageCSS, resultsJS)
+
 // pageCSS is shared by the results page and the validate page.
 const pageCSS = `
 :root{--fg:#1f2328;--mute:#59636e;--line:#d1d9e0;--bg:#fff;--soft:#f6f8fa}
@@ -387,10 +412,11 @@ const resultsJS = `
 })();
 `
 
-var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
+var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(template.FuncMap{"csp": func() template.HTMLAttr { return resultsCSP }}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{csp}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="{{.Tool}}">
 <title>{{.Title}}</title>

@@ -56,7 +56,7 @@ func (j *JUnitWriter) Finding(f finding.Finding, sev finding.Severity) {
 		rf.overflow++
 		return
 	}
-	rf.lines = append(rf.lines, f.String())
+	rf.lines = append(rf.lines, visibleFinding(f).String())
 }
 
 type junitSuites struct {
@@ -89,6 +89,7 @@ type junitFailure struct {
 
 // Stream closes the stream's testsuite.
 func (j *JUnitWriter) Stream(r *validate.Result) {
+	r = visibleCopy(r)
 	name := displayFile(r.Name)
 	suite := junitSuite{Name: name}
 	ids := make([]string, 0, len(j.current))

@@ -71,6 +71,7 @@ type rjSkipped struct {
 
 // WriteResultsJUnit writes doc as JUnit XML.
 func WriteResultsJUnit(w io.Writer, doc *Document) error {
+	doc = visibleCopy(doc)
 	suites := map[conformance.Family]*rjSuite{}
 	var order []conformance.Family
 	suite := func(f conformance.Family) *rjSuite {

@@ -36,6 +36,8 @@ var verdictEmoji = map[conformance.Verdict]string{
 // actual, diff, reproduce command), stale baseline entries, then the
 // matrix of cases by adapter.
 func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
+	doc = visibleCopy(doc)
+	o.Title, o.ReportURL = visible(o.Title), visible(o.ReportURL)
 	limit := o.MaxBytes
 	if limit <= 0 {
 		limit = 60000

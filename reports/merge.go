@@ -289,6 +289,7 @@ func reproduceOf(c *conformance.CaseResult) string {
 
 // WriteDiffText prints a diff for a terminal.
 func WriteDiffText(w io.Writer, d *ResultsDiff) error {
+	d = visibleCopy(d)
 	ew := &errWriter{w: w}
 	section := func(title string, l []Change, detail bool) {
 		ew.printf("%s (%d)\n", title, len(l))
@@ -317,6 +318,7 @@ func WriteDiffText(w io.Writer, d *ResultsDiff) error {
 
 // WriteDiffMarkdown renders a diff as GitHub-flavored Markdown.
 func WriteDiffMarkdown(w io.Writer, d *ResultsDiff) error {
+	d = visibleCopy(d)
 	ew := &errWriter{w: w}
 	if len(d.NewFailures) == 0 {
 		ew.printf("## agentconform diff: ✅ no new failures\n\n")

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 
@@ -61,29 +60,13 @@ func WriteResultsFile(path string, doc *Document) error {
 	return writeFile(path, func(w io.Writer) error { return WriteResultsJSON(w, doc) })
 }
 
-// writeFile creates path (and its directory) and fills it with write; "-"
-// means standard output.
+// writeFile writes path atomically (WriteFileAtomic); "-" means standard
+// output.
 func writeFile(path string, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(os.Stdout)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return WriteFileAtomic(path, write)
 }
 
 // Record is one line of the NDJSON form of the results: a "start" record

@@ -90,7 +90,7 @@ func newProgress(w io.Writer, strict, on, color bool) *Progress {
 func (p *Progress) Start(adapter string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.adapter, p.start, p.done, p.pass, p.fail, p.skip = adapter, p.now(), 0, 0, 0, 0
+	p.adapter, p.start, p.done, p.pass, p.fail, p.skip = visible(adapter), p.now(), 0, 0, 0, 0
 	p.last = time.Time{}
 }
 
@@ -164,6 +164,7 @@ type SummaryOptions struct {
 // gate and what to change (new failures to fix or baseline, stale baseline
 // entries to delete).
 func WriteSummary(w io.Writer, doc *Document, o SummaryOptions) error {
+	doc = visibleCopy(doc)
 	ew := &errWriter{w: w}
 	if !o.Quiet {
 		for _, res := range doc.Runs {

@@ -31,6 +31,7 @@ func (t *TextWriter) Finding(f finding.Finding, sev finding.Severity) {
 	if t.Quiet {
 		return
 	}
+	f = visibleFinding(f)
 	s := f.String()
 	if sev == finding.Warning {
 		loc := f.Location() + ": "
@@ -41,6 +42,7 @@ func (t *TextWriter) Finding(f finding.Finding, sev finding.Severity) {
 
 // Stream remembers a stream's result for the summary.
 func (t *TextWriter) Stream(r *validate.Result) {
+	r = visibleCopy(r)
 	t.streams = append(t.streams, r)
 	t.t.add(r)
 }

@@ -53,6 +53,7 @@ func (p *pageWriter) Finding(f finding.Finding, sev finding.Severity) {
 		p.unlisted++
 		return
 	}
+	f = visibleFinding(f)
 	lf := listedFinding{Severity: sev.String(), Location: f.Location(), Pointer: f.Pointer, Message: f.Message, Expected: f.Expected, Actual: f.Actual}
 	if f.Rule != nil {
 		lf.Rule, lf.Level = f.Rule.ID, f.Rule.Level.String()
@@ -63,6 +64,7 @@ func (p *pageWriter) Finding(f finding.Finding, sev finding.Severity) {
 // Stream records a stream's result (and its drift, when the collector is
 // the writer's own; a caller-supplied collector is fed by the caller).
 func (p *pageWriter) Stream(r *validate.Result) {
+	r = visibleCopy(r)
 	p.streams = append(p.streams, r)
 	p.t.add(r)
 	if p.ownDrift {
@@ -160,7 +162,7 @@ func renderValidateHTML(p *pageWriter) error {
 	tot := &p.t
 	v := validateView{Title: "agentconform validate", Generated: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Streams: p.streams,
 		Violations: tot.violations, Warnings: tot.warnings, Lines: tot.lines, StreamCount: tot.streams, Bytes: tot.bytes,
-		Findings: p.listed, Unlisted: p.unlisted, Drift: p.drift.Report()}
+		Findings: p.listed, Unlisted: p.unlisted, Drift: visibleCopy(p.drift.Report())}
 	for _, id := range tot.ruleIDs() {
 		r := tot.rules[id]
 		v.Rules = append(v.Rules, ruleRow{Level: r.Level.String(), ID: id, Requirement: r.Requirement, Source: r.Source, Count: tot.counts[id]})
@@ -171,6 +173,14 @@ func renderValidateHTML(p *pageWriter) error {
 	}
 	return nil
 }
+
+// validateCSS is the style of the validate page.
+const validateCSS = pageCSS + `
+.sev-violation{color:#a40e26;font-weight:600}.sev-warning{color:#7d4e00;font-weight:600}
+`
+
+// validateCSP is the policy of the validate page.
+var validateCSP = pageCSP(validateCSS, validateJS)
 
 const validateJS = `
 (function(){
@@ -191,15 +201,14 @@ const validateJS = `
 })();
 `
 
-var validatePage = template.Must(template.New("validate").Funcs(pageFuncs).Parse(`<!DOCTYPE html>
+var validatePage = template.Must(template.New("validate").Funcs(pageFuncs).Funcs(template.FuncMap{"csp": func() template.HTMLAttr { return validateCSP }}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{csp}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
-<style>` + pageCSS + `
-.sev-violation{color:#a40e26;font-weight:600}.sev-warning{color:#7d4e00;font-weight:600}
-</style>
+<style>` + validateCSS + `</style>
 </head>
 <body>
 <header>

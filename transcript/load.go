@@ -583,6 +583,7 @@ func (l *loader) checkFlow() {
 	if len(l.errs) > 0 {
 		return
 	}
+	l.checkSpin()
 	for i, proc := range l.t.Processes() {
 		if len(proc) == 0 {
 			l.errs = append(l.errs, &Error{File: l.name, Msg: fmt.Sprintf("process %d of the transcript has no steps", i+1)})
@@ -594,6 +595,108 @@ func (l *loader) checkFlow() {
 				Msg: fmt.Sprintf("process %d does not end with exit or exit_signal (a replay must know how the CLI ended)", i+1)})
 		}
 	}
+}
+
+// progresses reports whether a step moves a replay on each time it runs:
+// it writes a line (out, err), waits for a stdin line (in), or sleeps
+// (delay_ms above 0). A stdin_eof step waits only the first time: once
+// stdin is closed it returns at once.
+func progresses(s Step) bool {
+	switch s.Op {
+	case OpOut, OpErr, OpIn:
+		return true
+	case OpDelay:
+		return s.DelayMS > 0
+	}
+	return false
+}
+
+// checkSpin rejects a loop that a replay would run without ever writing,
+// reading or sleeping: label, goto, on_signal, stdin_eof and zero delays
+// only. Such a loop would keep a fake busy until it is killed. A goto
+// must also stay within its process (next_process ends the labels a
+// replay can reach).
+func (l *loader) checkSpin() {
+	for _, proc := range l.t.Processes() {
+		labels := Labels(proc)
+		// next is where a step that does not progress leads without
+		// waiting: -1 for the end of the process (or a step that ends it).
+		next := func(i int) int {
+			switch proc[i].Op {
+			case OpGoto:
+				return labels[proc[i].Label]
+			case OpExit, OpExitSignal, OpNextProcess:
+				return -1
+			}
+			if i+1 < len(proc) {
+				return i + 1
+			}
+			return -1
+		}
+		for _, s := range proc {
+			if s.Op == OpGoto {
+				if _, ok := labels[s.Label]; !ok {
+					l.errs = append(l.errs, &Error{File: l.name, Line: s.Line, Offset: s.Offset, Pointer: "/goto",
+						Msg: fmt.Sprintf("label %q is in another process of the transcript (a goto cannot cross next_process)", s.Label)})
+				}
+			}
+		}
+		if len(l.errs) > 0 {
+			return
+		}
+		// Each step that does not progress has at most one successor of
+		// that kind, so following them from every step finds each loop.
+		state := make([]int8, len(proc)) // 0 unseen, 1 on the current path, 2 done
+		for start := range proc {
+			var path []int
+			i := start
+			for i >= 0 && !progresses(proc[i]) && state[i] == 0 {
+				state[i] = 1
+				path = append(path, i)
+				i = next(i)
+			}
+			if i >= 0 && !progresses(proc[i]) && state[i] == 1 {
+				l.spinError(proc, path, i)
+			}
+			for _, j := range path {
+				state[j] = 2
+			}
+		}
+	}
+}
+
+// spinError reports the loop of path that starts at step first, at the
+// step that jumps back (a goto, or the step before a label the loop falls
+// into).
+func (l *loader) spinError(proc []Step, path []int, first int) {
+	var loop []int
+	for k, j := range path {
+		if j == first {
+			loop = path[k:]
+			break
+		}
+	}
+	back := proc[loop[len(loop)-1]]
+	lo, hi := proc[loop[0]].Line, proc[loop[0]].Line
+	var what []string
+	for _, j := range loop {
+		s := proc[j]
+		lo, hi = min(lo, s.Line), max(hi, s.Line)
+		w := string(s.Op)
+		if s.Op == OpDelay {
+			w = "delay_ms 0"
+		}
+		if len(what) == 0 || what[len(what)-1] != w {
+			what = append(what, w)
+		}
+	}
+	ptr := ""
+	if back.Op == OpGoto {
+		ptr = "/goto"
+	}
+	l.errs = append(l.errs, &Error{File: l.name, Line: back.Line, Offset: back.Offset, Pointer: ptr,
+		Msg: fmt.Sprintf("this step loops back to line %d, and the loop (lines %d-%d: %s) never writes, reads or sleeps, so a replay would spin: expected an out, err or in step, or a delay_ms above 0, in the loop",
+			proc[first].Line, lo, hi, strings.Join(what, ", "))})
 }
 
 // IsErrors reports whether err holds transcript problems (as opposed to an

@@ -192,3 +192,76 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// BenchmarkValidatePeakRSS pipes about 260 MB of valid unified events
+// into the real command at several --jobs and reports the child's peak
+// resident set size ("peak-RSS-MB", the kernel's maxrss, which is the
+// process's VmHWM at exit). Goal: under 64 MB at any --jobs and input
+// size. The "1MiB-lines" runs pipe 260 lines of 1 MiB each. Skipped under
+// -short.
+func BenchmarkValidatePeakRSS(b *testing.B) {
+	if testing.Short() {
+		b.Skip("260 MB stream")
+	}
+	bin := filepath.Join(b.TempDir(), "agentconform")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/agentconform").CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	const events = 1_140_000 // about 260 MB
+	for _, run := range []struct {
+		jobs  int
+		write func(io.Writer) error
+		name  string
+	}{
+		{1, func(w io.Writer) error { return writeUnified(w, events) }, ""},
+		{8, func(w io.Writer) error { return writeUnified(w, events) }, ""},
+		{32, func(w io.Writer) error { return writeUnified(w, events) }, ""},
+		{1, func(w io.Writer) error { return writeLongLines(w, 260, 1<<20) }, "/1MiB-lines"},
+		{8, func(w io.Writer) error { return writeLongLines(w, 260, 1<<20) }, "/1MiB-lines"},
+	} {
+		jobs := run.jobs
+		b.Run(fmt.Sprintf("jobs=%d%s", jobs, run.name), func(b *testing.B) {
+			var peak float64
+			for i := 0; i < b.N; i++ {
+				cmd := exec.Command(bin, "validate", "-q", "--jobs", fmt.Sprint(jobs), "-")
+				stdin, err := cmd.StdinPipe()
+				if err != nil {
+					b.Fatal(err)
+				}
+				var out bytes.Buffer
+				cmd.Stdout = &out
+				cmd.Stderr = &out
+				if err := cmd.Start(); err != nil {
+					b.Fatal(err)
+				}
+				cw := &countingWriter{w: stdin}
+				werr := run.write(cw)
+				stdin.Close()
+				if err := cmd.Wait(); err != nil || werr != nil {
+					b.Fatalf("validate: %v %v\n%s", err, werr, out.String())
+				}
+				if !bytes.Contains(out.Bytes(), []byte("OK: 1 stream")) {
+					b.Fatalf("validate: %s", out.String())
+				}
+				ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+				peak = max(peak, float64(ru.Maxrss)/1024)
+				b.SetBytes(cw.n)
+			}
+			b.ReportMetric(peak, "peak-RSS-MB")
+		})
+	}
+}
+
+// writeLongLines writes a valid unified session of n events, most of them
+// text chunks of about size bytes.
+func writeLongLines(w io.Writer, n, size int) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	head := `{"id":"ev_%d","sessionId":"s1","timestamp":"2025-12-03T10:00:00.000Z","type":%q`
+	fmt.Fprintf(bw, head+`,"agentType":"claude","config":{"agentType":"claude","model":"sonnet","approvalMode":"autoAll"}}`+"\n", 0, "sessionStarted")
+	content := strings.Repeat("I'll analyze the codebase. ", size/27)
+	for i := 1; i < n-1; i++ {
+		fmt.Fprintf(bw, head+`,"content":%q,"isPartial":true,"role":"assistant"}`+"\n", i, "textChunk", content)
+	}
+	fmt.Fprintf(bw, head+`,"reason":"completed","finalUsage":{"inputTokens":1,"outputTokens":2,"totalTokens":3}}`+"\n", n-1, "sessionEnded")
+	return bw.Flush()
+}

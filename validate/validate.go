@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/jsonl"
@@ -98,10 +99,18 @@ type DriftEntry struct {
 }
 
 const (
-	peekLines       = 64
-	peekBytes       = 8 << 20
-	batchLines      = 256
-	batchBytes      = 512 << 10
+	peekLines  = 64
+	peekBytes  = 8 << 20
+	batchLines = 256
+	batchBytes = 256 << 10
+	// arenaChunk is the unit a batch's line copies are allocated in: a
+	// batch of short lines holds little more than it uses.
+	arenaChunk = 64 << 10
+	// maxInFlight bounds the batches read but not yet through the ordered
+	// stage (being read, queued, worked on, or waiting for an earlier
+	// one), whatever Jobs says: with their decoded events they are most
+	// of the live heap.
+	maxInFlight     = 12
 	maxDriftEntries = 10000
 )
 
@@ -113,15 +122,28 @@ const (
 // events; a capture transcript of both directions ({"dir","t_ms","line"}
 // records); and an agentconform/v1 transcript, whose replayed stdout is
 // validated along every path through its branches.
+//
+// Cancelling ctx stops the reading: before every read, and, when r can
+// take a read deadline (an *os.File on a pipe, FIFO or socket), also a
+// read that is blocked. The Result then covers only what was read, and
+// the error is the context's.
 func Stream(ctx context.Context, r io.Reader, name string, opts Options, report Reporter) (*Result, error) {
 	if report == nil {
 		report = func(finding.Finding, finding.Severity) {}
 	}
+	if err := ctx.Err(); err != nil {
+		return &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}, err
+	}
+	if d, ok := r.(interface{ SetReadDeadline(time.Time) error }); ok {
+		stop := context.AfterFunc(ctx, func() { d.SetReadDeadline(time.Now()) })
+		defer stop()
+	}
+	r = &ctxReader{ctx: ctx, r: r}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if sniffV1(br) {
 		return streamV1(ctx, br, name, opts, report)
 	}
-	rd := jsonl.NewReader(br, jsonl.Options{MaxLineBytes: opts.MaxLineBytes})
+	rd := jsonl.NewReader(br, jsonl.Options{MaxLineBytes: opts.MaxLineBytes, Context: ctx})
 	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}
 	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}}
 
@@ -131,6 +153,32 @@ func Stream(ctx context.Context, r io.Reader, name string, opts Options, report 
 	st := rd.Stats()
 	res.Lines, res.Empty, res.Bytes = st.Lines, st.Empty, st.Bytes
 	return res, err
+}
+
+// ctxReader stops reading once ctx is done, and then reports the
+// context's error rather than the error of a read it cut short. It reads
+// at most maxRead bytes at a time: the line reader's buffer may be far
+// bigger than the line it holds (it grows in big steps), and a read that
+// filled all of it would make every page of it resident.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+const maxRead = 256 << 10
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if len(p) > maxRead {
+		p = p[:maxRead]
+	}
+	n, err := c.r.Read(p)
+	if err != nil && c.ctx.Err() != nil {
+		err = c.ctx.Err()
+	}
+	return n, err
 }
 
 // lineRec is one line as read, owned by its batch.
@@ -146,6 +194,9 @@ type batch struct {
 	seq   int
 	lines []lineRec
 	outs  []lineOut
+	// slots is how many in-flight slots the batch holds: one per
+	// batchBytes of line copies (a batch of long lines weighs more).
+	slots int
 }
 
 // lineOut is what the per-line work hands the ordered stage.
@@ -329,7 +380,13 @@ func (p *pipe) run(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, read
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	// Few batches in flight keep the live heap (and so the GC's target and
-	// the peak RSS) small: jobs being worked on, one queued per worker.
+	// the peak RSS) small: two per worker, at most maxInFlight in all. The
+	// reader takes a slot for each batchBytes of each batch it sends (all
+	// of them for a batch bigger than that: it then runs alone), and the
+	// ordered stage gives them back once the batch is through, so neither
+	// the queues nor the batches waiting for an earlier one to finish can
+	// grow with the input, its line lengths or Jobs.
+	slots := make(chan struct{}, min(max(2*jobs, 2), maxInFlight))
 	work := make(chan *batch, jobs)
 	done := make(chan *batch, jobs)
 	var wg sync.WaitGroup
@@ -349,7 +406,7 @@ func (p *pipe) run(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, read
 	errc := make(chan error, 1)
 	go func() {
 		defer close(work)
-		errc <- p.read(ctx, rd, peeked, readErr, work)
+		errc <- p.read(ctx, rd, peeked, readErr, work, slots)
 	}()
 	go func() {
 		wg.Wait()
@@ -368,6 +425,9 @@ func (p *pipe) run(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, read
 			delete(pending, next)
 			next++
 			p.ordered(nb)
+			for range nb.slots {
+				<-slots
+			}
 		}
 	}
 	err := <-errc
@@ -387,18 +447,24 @@ func (p *pipe) run(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, read
 
 // read splits the input into batches whose lines are copied into one arena
 // each, so workers own what they decode.
-func (p *pipe) read(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, readErr error, work chan<- *batch) error {
+func (p *pipe) read(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, readErr error, work chan<- *batch, slots chan struct{}) error {
 	seq := 0
 	cur := &batch{seq: seq}
 	var arena []byte
+	size := 0 // bytes of line copies in cur
 	flush := func() {
 		if len(cur.lines) == 0 {
 			return
+		}
+		cur.slots = min(max(1, (size+batchBytes-1)/batchBytes), cap(slots))
+		for range cur.slots {
+			slots <- struct{}{}
 		}
 		work <- cur
 		seq++
 		cur = &batch{seq: seq}
 		arena = nil
+		size = 0
 	}
 	for _, rec := range peeked {
 		cur.lines = append(cur.lines, rec)
@@ -425,18 +491,16 @@ func (p *pipe) read(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, rea
 			return fmt.Errorf("reading %s: %w", displayName(p.name), err)
 		}
 		cur.lines = append(cur.lines, p.copyLine(l, &arena))
-		if len(cur.lines) >= batchLines || len(arena) >= batchBytes {
+		size += len(l.Bytes)
+		if len(cur.lines) >= batchLines || size >= batchBytes {
 			flush()
 		}
 	}
 }
 
 func (p *pipe) copyLine(l jsonl.Line, arena *[]byte) lineRec {
-	if *arena == nil {
-		*arena = make([]byte, 0, max(batchBytes+batchBytes/4, len(l.Bytes)))
-	}
 	if cap(*arena)-len(*arena) < len(l.Bytes) {
-		*arena = make([]byte, 0, max(batchBytes, len(l.Bytes)))
+		*arena = make([]byte, 0, max(arenaChunk, len(l.Bytes)))
 	}
 	start := len(*arena)
 	*arena = append(*arena, l.Bytes...)

@@ -180,6 +180,7 @@ func runCapture(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		list      = fl.Bool("list", false, "list the scenarios and exit")
 		asJSON    = fl.Bool("json", false, "print a JSON report instead of text")
 		quiet     = fl.BoolP("quiet", "q", false, "print only the summary")
+		ruleFiles = fl.StringArray("redact", nil, "also apply the redaction rules of this file to the transcripts (repeatable; format: agentconform record --help)")
 	)
 	fl.Usage = func() {
 		fmt.Fprintf(stderr, captureUsage, scenarioList())
@@ -204,6 +205,11 @@ func runCapture(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "agentconform capture: %v\n", err)
 		return exitUsage
 	}
+	rules, err := readRuleFiles(*ruleFiles)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentconform capture: --redact: %v\n", err)
+		return exitUsage
+	}
 	if *straceBin != "" {
 		p, err := exec.LookPath(*straceBin)
 		if err != nil {
@@ -221,7 +227,7 @@ func runCapture(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "agentconform capture: %v\n", err)
 		return exitUsage
 	}
-	opts := capture.Options{WorkDir: *workDir, KeepWork: *keepWork, Timeout: *timeout, Strace: *straceBin,
+	opts := capture.Options{WorkDir: *workDir, KeepWork: *keepWork, Timeout: *timeout, Strace: *straceBin, Redact: rules,
 		Log: func(format string, args ...any) { fmt.Fprintf(progress, format+"\n", args...) }}
 	runs, err := captureAll(ctx, bins, scs, *out, opts, progress)
 	if err != nil {

@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,10 +31,70 @@ func main() {
 		}
 	}
 	maybeRunFake()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// signalContext is signal.NotifyContext with the signal that arrived as
+// the context's cause (a signalError), so that a command can exit with
+// 128 plus its number.
+func signalContext(parent context.Context, sigs ...os.Signal) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(signalError{s})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(context.Canceled)
+	}
+}
+
+// signalError is the cause of a context a signal cancelled.
+type signalError struct{ sig os.Signal }
+
+func (e signalError) Error() string { return "received " + signalName(e.sig) }
+
+func signalName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// interruption names what cancelled ctx: the signal, or the context's error.
+func interruption(ctx context.Context) string {
+	var se signalError
+	if errors.As(context.Cause(ctx), &se) {
+		return signalName(se.sig)
+	}
+	if err := ctx.Err(); err != nil {
+		return err.Error()
+	}
+	return "interrupted"
+}
+
+// interruptedStatus is the exit status of a command that a signal
+// stopped: 128 plus the signal's number (130 for SIGINT, 143 for
+// SIGTERM); 130 when something else cancelled it.
+func interruptedStatus(ctx context.Context) int {
+	var se signalError
+	if errors.As(context.Cause(ctx), &se) {
+		if n, ok := se.sig.(syscall.Signal); ok {
+			return 128 + int(n)
+		}
+	}
+	return 130
 }
 
 // Exit codes shared by every subcommand.
@@ -41,9 +102,9 @@ const (
 	exitOK       = 0 // nothing wrong
 	exitFindings = 1 // violations found
 	exitUsage    = 2 // bad usage or an I/O error
-	// exitInterrupted is a run stopped by SIGINT or SIGTERM (128+SIGINT,
-	// as shells report Ctrl-C).
-	exitInterrupted = 130
+	// exitInterrupted stands for 128 + the signal's number (130, 143) of
+	// a command a signal stopped.
+	exitInterrupted = -1
 )
 
 // command is one subcommand.

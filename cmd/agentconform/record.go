@@ -27,11 +27,28 @@ The CLI runs in its own process group with a deadline (--timeout); when it
 passes, or when a second SIGINT/SIGTERM/SIGHUP is not obeyed within two
 seconds, the whole group is killed.
 
-Before anything is written, API keys, tokens, e-mail addresses, the values
-of credential environment variables and whatever --redact names are
-replaced with stable placeholders (<redacted:openai-key:1>), the home
-directory with /home/user and the working directory with <cwd>. Only the
-names of environment variables are recorded.
+Before anything is written, API keys and tokens of some thirty kinds
+(also split across streamed text deltas, or base64-encoded), private
+keys, passwords and secret fields, e-mail addresses, the values of
+credential environment variables and whatever --redact, --redact-literal
+and --redact-regexp add are replaced with stable placeholders
+(<redacted:openai-key:1>), the home directory with /home/user and the
+working directory with <cwd>; every JSON line stays JSON with the same
+keys. Only the names of environment variables are recorded.
+
+A --redact rule file holds one rule per line (blank lines and # comments
+are ignored):
+
+  NAME REGEXP                redact what REGEXP matches (or its first group)
+  NAME key:KEYREGEXP         redact the values of fields and assignments
+                             whose names KEYREGEXP matches
+  NAME key:KEYREGEXP REGEXP  ... only what REGEXP matches in them
+
+NAME (lower-case letters, digits, dashes) is the kind in the placeholders:
+<redacted:NAME:1>. For example:
+
+  acme-token     acme_(?:live|test)_[0-9a-f]{32}
+  acme-password  key:(?i)^internal_pass(word)?$
 
 To record every run of a CLI an adapter starts, use the PATH shim instead:
 link the agentconform binary as claude, codex or gemini in a directory put
@@ -55,7 +72,8 @@ func runRecord(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		scenario    = fl.String("scenario", "", "the scenario name for the header")
 		description = fl.String("description", "", "a sentence describing the scenario, for the header")
 		timeout     = fl.Duration("timeout", recorder.DefaultTimeout, "kill the CLI's process group after this long")
-		literals    = fl.StringArray("redact", nil, "also redact this string (repeatable)")
+		ruleFiles   = fl.StringArray("redact", nil, "also apply the redaction rules of this file (repeatable; format above)")
+		literals    = fl.StringArray("redact-literal", nil, "also redact this string (repeatable)")
 		patterns    = fl.StringArray("redact-regexp", nil, "also redact what this regular expression matches, or its first group (repeatable)")
 		verbose     = fl.BoolP("verbose", "v", false, "print a summary (steps, exit, redactions) to stderr at the end")
 	)
@@ -93,6 +111,10 @@ func runRecord(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 		res = append(res, re)
 	}
+	rules, err := readRuleFiles(*ruleFiles)
+	if err != nil {
+		return recordUsageError(stderr, fmt.Errorf("--redact: %w", err))
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "agentconform record: %v\n", err)
@@ -106,7 +128,7 @@ func runRecord(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	cwd, _ := os.Getwd()
 	home, _ := os.UserHomeDir()
 	env := os.Environ()
-	red := redact.New(redact.Options{Home: home, Cwd: cwd, Secrets: redact.EnvSecrets(env), Literals: *literals, Patterns: res})
+	red := redact.New(redact.Options{Home: home, Cwd: cwd, Secrets: redact.EnvSecrets(env), Literals: *literals, Patterns: res, Rules: rules})
 
 	signals, stopSignals := recorder.NotifySignals()
 	result, err := recorder.Record(context.WithoutCancel(ctx), recorder.Config{
@@ -146,6 +168,19 @@ func runRecord(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			*out, name, result.Transcript.Header.CLIVersion, len(result.Transcript.Steps), end, result.Redactions)
 	}
 	return result.Status()
+}
+
+// readRuleFiles reads redaction rule files (--redact FILE).
+func readRuleFiles(paths []string) ([]redact.Rule, error) {
+	var all []redact.Rule
+	for _, p := range paths {
+		rules, err := redact.ReadRulesFile(p)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, rules...)
+	}
+	return all, nil
 }
 
 func recordUsageError(stderr io.Writer, err error) int {

@@ -175,19 +175,10 @@ func (o *outputs) write(doc *reports.Document, stdout io.Writer, sum reports.Sum
 	return nil
 }
 
+// writeReportFile writes a report file atomically: a killed run leaves
+// the old file or the new one, never half of one.
 func writeReportFile(path string, write func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return reports.WriteFileAtomic(path, write)
 }
 
 const renderUsage = `Usage: agentconform report render [flags] RESULTS...

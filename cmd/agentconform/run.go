@@ -208,13 +208,14 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	if *writeBase != "" {
-		f, err := os.Create(*writeBase)
-		if err == nil {
+		err := writeReportFile(*writeBase, func(w io.Writer) error {
 			for _, r := range all {
-				err = conformance.WriteBaseline(f, r, *strict)
+				if err := conformance.WriteBaseline(w, r, *strict); err != nil {
+					return err
+				}
 			}
-			f.Close()
-		}
+			return nil
+		})
 		if err != nil {
 			fmt.Fprintf(stderr, "agentconform run: writing baseline: %v\n", err)
 			return exitUsage
@@ -229,8 +230,8 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		for _, r := range all {
 			n += len(r.Cases)
 		}
-		fmt.Fprintf(stderr, "agentconform run: interrupted: the reports hold the %d cases that finished and say the run is incomplete\n", n)
-		return exitInterrupted
+		fmt.Fprintf(stderr, "agentconform run: interrupted (%s): the reports hold the %d cases that finished and say the run is incomplete\n", interruption(ctx), n)
+		return interruptedStatus(ctx)
 	}
 	if !reports.Passed(doc) {
 		return exitFindings

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/pflag"
 
@@ -36,7 +37,9 @@ PATH, the embedded fixtures are checked.
 Unknown types, subtypes, fields and enum values are drift: counted and
 summarised, and violations only with --strict.
 
-Exit codes: 0 clean, 1 violations, 2 usage or I/O error.
+Exit codes: 0 clean, 1 violations, 2 usage or I/O error, 130 after
+SIGINT and 143 after SIGTERM (validate stops at once, even in the middle
+of a read, and prints no verdict for input it did not finish).
 
 Flags:
 `
@@ -102,13 +105,16 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		*output = *outAlias
 	}
 	out := stdout
+	var outFile *reports.AtomicFile
 	if *output != "" {
-		f, err := os.Create(*output)
+		// Written whole or not at all: an interrupted run leaves the
+		// file as it was.
+		f, err := reports.CreateAtomic(*output)
 		if err != nil {
 			return usageError(stderr, err)
 		}
-		defer f.Close()
-		out = f
+		defer f.Abort()
+		out, outFile = f, f
 	}
 	// The drift report's "never seen" part needs every event's kind: count
 	// them beside validation when a report shows it.
@@ -127,52 +133,86 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if tw, ok := w.(*reports.TextWriter); ok {
 		tw.Quiet = *quiet
 	}
-	// Validation allocates many short-lived values and keeps few: trade a
-	// little memory for much less GC work, but collect harder as the heap
-	// nears 96 MiB (a soft limit: a bigger live heap, such as one huge
-	// line, is still allowed).
+	// Validation allocates many short-lived values and keeps few (a
+	// bounded number of batches in flight, a few MB whatever --jobs and
+	// the input's size): trade a little memory for much less GC work, but
+	// collect harder as the runtime's memory nears 40 MiB, which keeps the
+	// peak RSS under 64 MB (a soft limit: a bigger live heap, such as one
+	// huge line, is still allowed).
 	debug.SetGCPercent(400)
-	debug.SetMemoryLimit(96 << 20)
+	debug.SetMemoryLimit(40 << 20)
 
 	inputs, err := collectInputs(fl.Args())
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	code := exitOK
-	for _, in := range inputs {
-		var kinds *reports.KindCounter
-		if drift != nil {
-			kinds = reports.NewKindCounter(opts.MaxLineBytes)
-		}
-		res, err := in.validate(ctx, stdin, opts, w.Finding, kinds)
-		if res != nil {
+	// The inputs are read in a goroutine, so that a signal ends the run
+	// even while a read blocks (a silent pipe, a FIFO nobody opened for
+	// writing). An interrupted run writes no summary and no verdict: what
+	// it would say would be about input it did not finish reading.
+	var abandoned atomic.Bool
+	done := make(chan int, 1)
+	go func() {
+		code := exitOK
+		for _, in := range inputs {
+			var kinds *reports.KindCounter
 			if drift != nil {
-				drift.Add(res, kinds)
+				kinds = reports.NewKindCounter(opts.MaxLineBytes)
 			}
-			w.Stream(res)
-			if res.Violations > 0 && code == exitOK {
-				code = exitFindings
-			}
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "agentconform validate: %v\n", err)
-			code = exitUsage
+			res, err := in.validate(ctx, stdin, opts, w.Finding, kinds)
 			if ctx.Err() != nil {
-				break
+				done <- exitInterrupted
+				return
+			}
+			if res != nil {
+				if drift != nil {
+					drift.Add(res, kinds)
+				}
+				w.Stream(res)
+				if res.Violations > 0 && code == exitOK {
+					code = exitFindings
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "agentconform validate: %v\n", err)
+				code = exitUsage
 			}
 		}
-	}
-	if err := w.Close(); err != nil {
-		fmt.Fprintf(stderr, "agentconform validate: writing report: %v\n", err)
-		return exitUsage
-	}
-	if *driftOut != "" {
-		if err := writeDriftReport(*driftOut, drift.Report()); err != nil {
-			fmt.Fprintf(stderr, "agentconform validate: writing drift report: %v\n", err)
-			return exitUsage
+		if abandoned.Load() {
+			done <- exitInterrupted
+			return
 		}
+		if err := w.Close(); err != nil {
+			fmt.Fprintf(stderr, "agentconform validate: writing report: %v\n", err)
+			done <- exitUsage
+			return
+		}
+		if outFile != nil {
+			if err := outFile.Commit(); err != nil {
+				fmt.Fprintf(stderr, "agentconform validate: %v\n", err)
+				done <- exitUsage
+				return
+			}
+		}
+		if *driftOut != "" {
+			if err := writeDriftReport(*driftOut, drift.Report()); err != nil {
+				fmt.Fprintf(stderr, "agentconform validate: writing drift report: %v\n", err)
+				done <- exitUsage
+				return
+			}
+		}
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		if code != exitInterrupted {
+			return code
+		}
+	case <-ctx.Done():
+		abandoned.Store(true)
 	}
-	return code
+	fmt.Fprintf(stderr, "agentconform validate: interrupted (%s); no verdict\n", interruption(ctx))
+	return interruptedStatus(ctx)
 }
 
 // writeDriftReport writes the drift report in the format its file name
