@@ -13,13 +13,15 @@ import (
 // (artifacts:reports:junit) and Jenkins (junit step) read it: one
 // testsuite per check family; one testcase per check on each case, named
 // by the check ID, with classname "<adapter>.<case-id>" (Jenkins groups by
-// adapter, then case). FAIL is a <failure>; CRASH and TIMEOUT are an
+// adapter, then case; a dot inside either, as in an adapter command's
+// file name, becomes "_", since viewers split the classname at dots). FAIL is a <failure>; CRASH and TIMEOUT are an
 // <error>; both carry the requirement, expected, actual, diff and the
 // reproduce command, and the wire excerpt goes to the testcase's
 // system-out. SKIP, and failures the baseline expects, are <skipped> with
 // the reason, so a CI system agrees with the gate. NON-STRICT (without
-// --strict) and INFORMATIONAL pass, their finding in system-out. A
-// testcase's time is its case's duration (the checks judge one run).
+// --strict) and INFORMATIONAL pass, their finding in system-out. The
+// checks of a case share its duration (they judge one run), so that the
+// times add up to the cases'; the testsuites element has the wall time.
 
 type rjSuites struct {
 	XMLName  xml.Name  `xml:"testsuites"`
@@ -87,19 +89,23 @@ func WriteResultsJUnit(w io.Writer, doc *Document) error {
 		suite(f)
 	}
 	secs := map[conformance.Family]float64{}
+	var wall float64
 	for _, r := range doc.Runs {
+		wall += r.Meta.Duration
 		for _, c := range r.Cases {
-			counted := map[conformance.Family]bool{}
+			// The checks share their case's one run: each gets its share
+			// of it, so that the times add up to the cases' durations.
+			share := 0.0
+			if len(c.Checks) > 0 {
+				share = c.Duration / float64(len(c.Checks))
+			}
 			for _, k := range c.Checks {
 				s := suite(k.Family)
-				if !counted[k.Family] {
-					counted[k.Family] = true
-					secs[k.Family] += c.Duration
-				}
+				secs[k.Family] += share
 				if s.Timestamp == "" && !r.Meta.Started.IsZero() {
 					s.Timestamp = r.Meta.Started.UTC().Format("2006-01-02T15:04:05")
 				}
-				tc := rjCase{Name: k.Check, Classname: r.Meta.Adapter + "." + c.ID, Time: fmt.Sprintf("%.3f", c.Duration)}
+				tc := rjCase{Name: k.Check, Classname: junitClass(r.Meta.Adapter) + "." + junitClass(c.ID), Time: fmt.Sprintf("%.3f", share)}
 				switch {
 				case k.Verdict == conformance.Skip:
 					tc.Skipped = &rjSkipped{Message: "not applicable: " + k.Actual}
@@ -125,14 +131,12 @@ func WriteResultsJUnit(w io.Writer, doc *Document) error {
 		}
 	}
 	doc2 := rjSuites{Name: "agentconform run"}
-	var total float64
 	for _, f := range order {
 		s := suites[f]
 		if s.Tests == 0 {
 			continue
 		}
 		s.Time = fmt.Sprintf("%.3f", secs[f])
-		total += secs[f]
 		for _, r := range doc.Runs {
 			s.Properties = append(s.Properties, rjProperty{Name: "adapter", Value: r.Meta.Adapter})
 		}
@@ -142,7 +146,8 @@ func WriteResultsJUnit(w io.Writer, doc *Document) error {
 		doc2.Errors += s.Errors
 		doc2.Skipped += s.Skipped
 	}
-	doc2.Time = fmt.Sprintf("%.3f", total)
+	// The whole run's time is its wall time: its cases ran in parallel.
+	doc2.Time = fmt.Sprintf("%.3f", wall)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("writing JUnit XML: %w", err)
 	}
@@ -189,4 +194,18 @@ func firstLine(s string) string {
 		return s[:i] + " ..."
 	}
 	return s
+}
+
+// junitClass makes one part of a classname: no dots (viewers split there),
+// no white space.
+func junitClass(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '.':
+			return '_'
+		case ' ', '\t':
+			return '_'
+		}
+		return r
+	}, s)
 }
