@@ -143,8 +143,8 @@ var brokenAdapters = []brokenAdapter{
 		want: each([]string{"codex/single-tool/stderr-flood"}, Fail, "lifecycle/reports-success", "invocation/stdin-closed")},
 
 	// forward
-	{bug: broken.StrictTypes, cases: []string{"codex/single-tool/unknown-type", "codex/single-tool/unknown-field", "codex/single-tool"},
-		want: each([]string{"codex/single-tool/unknown-type", "codex/single-tool/unknown-field"}, Fail, "forward/no-crash", "lifecycle/reports-success")},
+	{bug: broken.StrictTypes, cases: []string{"codex/single-tool/unknown-type", "codex/single-tool/unknown-field", "codex/single-tool/unknown-block", "codex/single-tool"},
+		want: each([]string{"codex/single-tool/unknown-type", "codex/single-tool/unknown-field", "codex/single-tool/unknown-block"}, Fail, "forward/no-crash", "lifecycle/reports-success")},
 }
 
 // interruptWhileAsking interrupts a Claude turn while its can_use_tool

@@ -151,6 +151,12 @@ func Generate(agents []string) ([]*Case, error) {
 			&Case{ID: base + "/unknown-field", Agent: agent, Fixture: base, Faults: "unknown_field", Permission: "allow", Prompts: one,
 				Expect: Expect{Unknown: true}, Description: "a field no adapter knows"},
 		)
+		if agent != "gemini" {
+			// Gemini's stream has no content arrays or items to extend.
+			cases = append(cases, &Case{ID: base + "/unknown-block", Agent: agent, Fixture: base, Faults: "unknown_block:nth=1",
+				Permission: "allow", Prompts: one, Expect: Expect{Unknown: true},
+				Description: "content of a kind no adapter knows inside a message: a new Claude content block, a new Codex item type"})
+		}
 	}
 	return cases, nil
 }

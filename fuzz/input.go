@@ -215,6 +215,7 @@ var vocabulary = []opSpec{
 	{op: "bandwidth", params: []paramSpec{{"bps", pBPS}}, timing: true},
 	{op: "pipe_cut", params: []paramSpec{{"at", pBlocks}}},
 	{op: "linger", params: []paramSpec{{"after", pAfter}}},
+	{op: "unknown_block", params: []paramSpec{{"nth", pNth}}},
 }
 
 // ladderSizes are the line sizes ladder mutations choose from: both sides

@@ -238,6 +238,9 @@ var defs = []*faultDef{
 		params: []paramDef{
 			intParam("after", 0, maxCount, "chosen by the seed, between two lines", false, "stdout lines before the inserted event"),
 		}},
+	{name: "unknown_block", kind: "event", steps: stepsUnknownBlock,
+		desc:   `Puts content of a kind no adapter knows inside a message: a block of type "agentconform_unknown_block" first in a Claude assistant message's content, an item of type "agentconform_unknown_item" in a Codex turn (Gemini has no such content: nothing changes). The CLIs add block and item types over time; adapters must skip them.`,
+		params: []paramDef{nthParam}},
 	{name: "unknown_field", kind: "event", steps: stepsUnknownField,
 		desc:   `Adds "agentconform_unknown_field" to one event. The CLIs add fields over time; adapters must ignore them.`,
 		params: []paramDef{typeParam, nthParam}},

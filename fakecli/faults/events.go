@@ -364,3 +364,50 @@ func guessCLI(steps []transcript.Step) string {
 	}
 	return ""
 }
+
+// unknownBlock is the content block unknown_block puts first in a Claude
+// message, and unknownItem the item it adds to a Codex turn.
+const (
+	unknownBlock    = `{"type":"agentconform_unknown_block","agentconform":{"added_by":"agentconform"}}`
+	unknownItemType = "agentconform_unknown_item"
+)
+
+// stepsUnknownBlock adds content of a kind no adapter knows inside a
+// message, where adapters switch on a type they expect to be closed:
+// Claude, a block before the others in the nth assistant message's
+// content; Codex, a completed item of an unknown type before the nth
+// item.completed. The CLIs add block and item types over time.
+func stepsUnknownBlock(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	var idx []int
+	for _, i := range outs(steps) {
+		t := steps[i].Text
+		switch c.cli {
+		case "claude":
+			if strings.Contains(t, `"type":"assistant"`) && strings.Contains(t, `"content":[{`) {
+				idx = append(idx, i)
+			}
+		case "codex":
+			if strings.Contains(t, `"type":"item.completed"`) {
+				idx = append(idx, i)
+			}
+		}
+	}
+	k, ok := c.choose("nth", len(idx), "assistant messages (Claude) or completed items (Codex)")
+	if !ok {
+		return steps
+	}
+	i := idx[k]
+	switch c.cli {
+	case "claude":
+		at := strings.Index(steps[i].Text, `"content":[{`) + len(`"content":[`)
+		s := steps[i]
+		s.Text = s.Text[:at] + unknownBlock + "," + s.Text[at:]
+		steps[i] = s
+		c.record(fmt.Sprintf("a block of type agentconform_unknown_block first in the content of %s", lineOf(steps[i])), "nth", strconv.Itoa(k+1))
+		return steps
+	default:
+		line := object("type", quote("item.completed"), "item", object("id", quote("item_agentconform"), "type", quote(unknownItemType), "text", quote("an item of a type no adapter knows")))
+		c.record(fmt.Sprintf("inserted %s before %s", line, lineOf(steps[i])), "nth", strconv.Itoa(k+1))
+		return insert(steps, i, transcript.Step{Op: transcript.OpOut, Text: line})
+	}
+}

@@ -95,8 +95,8 @@ const (
 	// ClaudeNoVerbose runs Claude with stream-json output but without
 	// --verbose, which the CLI rejects in print mode.
 	ClaudeNoVerbose Bug = "claude-no-verbose"
-	// StrictTypes fails the turn on an event type or field it does not
-	// know.
+	// StrictTypes fails the turn on an event type, field or item type it
+	// does not know.
 	StrictTypes Bug = "strict-types"
 	// ResumeLast resumes Codex with `resume --last` instead of the
 	// thread id the first turn reported.

@@ -335,8 +335,20 @@ func strictCheck(line []byte) error {
 			return fmt.Errorf("codex: unknown field %q in %s", k, typ)
 		}
 	}
+	if raw, ok := m["item"]; ok {
+		var item struct {
+			Type string `json:"type"`
+		}
+		json.Unmarshal(raw, &item)
+		if !slices.Contains(codexItemTypes, item.Type) {
+			return fmt.Errorf("codex: unknown item type %q", item.Type)
+		}
+	}
 	return nil
 }
+
+// codexItemTypes are the item types StrictTypes knows.
+var codexItemTypes = []string{"agent_message", "reasoning", "command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list", "error"}
 
 // claudeTurn sends the prompt to the session's Claude process and reads
 // up to the turn's result.
