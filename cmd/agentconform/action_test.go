@@ -294,4 +294,19 @@ func TestActionRuns(t *testing.T) {
 	if code, _, _ := simulate(t, a, inputs, ws); code != 0 {
 		t.Errorf("fail-on-new-failures false: exit %d", code)
 	}
+	// The README's snippet: a correct adapter named by a path relative to
+	// the repository the workflow checked out.
+	if _, err := exec.LookPath("python3"); err == nil {
+		src, err := os.ReadFile(filepath.Join("..", "..", "conformance", "testdata", "adapters", "single-turn.py"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "my_adapter.py"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		snippet := map[string]string{"adapter": "python3 my_adapter.py", "cases": "codex/plain-text"}
+		if code, summary, out := simulate(t, a, snippet, ws); code != 0 || out["new-failures"] != "0" {
+			t.Errorf("the README's snippet: exit %d, outputs %v\n%s", code, out, summary)
+		}
+	}
 }
