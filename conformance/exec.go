@@ -586,6 +586,10 @@ type driver struct {
 	snapped  bool
 }
 
+// probeGrace is how long the probe lets an adapter that has said hello
+// take to end after close before it stops it.
+const probeGrace = time.Second
+
 // settleAfterTurnEnd is how long after the interrupted turn's turn_end the
 // runner waits before its next command, so that a signal the adapter sent
 // just before reporting the turn is in the fakes' log when it is read.
@@ -668,6 +672,12 @@ func (d *driver) loop(ctx context.Context, lines <-chan adapterLine) {
 			d.lastOutput = al.at
 			d.handle(al)
 		case <-tick.C:
+			if d.c.probe && d.o.Hello != nil && time.Since(d.lastOutput) > probeGrace {
+				// The probe has its hello: an adapter slow to end on
+				// close is no reason to wait out the probe's deadline.
+				killGroup(d.cmd.Process.Pid)
+				return
+			}
 			d.timers()
 		}
 	}
