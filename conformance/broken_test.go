@@ -63,6 +63,11 @@ var brokenAdapters = []brokenAdapter{
 	// The prompt wrapped in a chat transcript reaches the CLI changed.
 	{bug: broken.HumanPrompt, cases: []string{"claude/plain-text", "codex/plain-text"},
 		want: each([]string{"claude/plain-text", "codex/plain-text"}, Fail, "invocation/prompt")},
+	// buffer: a line split across reads
+	// Every line comes in pieces: all are dropped, the turn is lost.
+	{bug: broken.ChunkLines, cases: []string{"codex/single-tool/slicer", "codex/single-tool"},
+		want: each([]string{"codex/single-tool/slicer"}, Fail,
+			"lifecycle/reports-success", "lossless/text", "lossless/tools", "lossless/usage")},
 	// output (an adapter without hello stops the run: TestNoHelloStopsRun)
 	{bug: broken.LateHello, cases: []string{"codex/plain-text"},
 		want: each([]string{"codex/plain-text"}, Fail, "output/hello")},
@@ -291,7 +296,7 @@ func TestNaiveAdapter(t *testing.T) {
 // naiveBugs are the bugs of the naive adapter.
 var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.SigtermOnly, broken.CodexStdinOpen,
 	broken.BareInterrupt, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
-	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt}
+	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt, broken.ChunkLines}
 
 // TestNoHelloStopsRun shows that an adapter that writes no hello record
 // stops the whole run with one error that says so and shows its stderr,

@@ -50,6 +50,21 @@ func lifecycleFaults(agent string) []lifecycleFault {
 	}...)
 }
 
+// pipeFaults are how the bytes of a complete stream reach the adapter:
+// a correct adapter reads the same session through each (and a stream cut
+// short, limit-data, as a failure).
+var pipeFaults = []struct {
+	variant, faults, description string
+	expect                       Expect
+}{
+	{"slicer", "slicer:max=7,delay_us=300", "every stdout line cut into writes of at most 7 bytes, 0.3 ms apart, so that a reader gets it in pieces", Expect{}},
+	{"latency", "latency:ms=30", "30 ms before every stdout line", Expect{}},
+	{"bandwidth", "bandwidth:bps=32768", "stdout throttled to 32 KiB/s, long lines written in pieces", Expect{}},
+	{"crlf", "crlf", `every stdout line ends with "\r\n"`, Expect{}},
+	{"no-final-newline", "no_final_newline", "the last stdout line (the terminal event) has no newline", Expect{}},
+	{"limit-data", "limit_data:bytes=500", "stdout cut after 500 bytes, mid-line, and the CLI exits 0", Expect{TurnFails: true, StreamOnly: true}},
+}
+
 // Generate builds the default cases for the given agents from the
 // embedded fixtures: every fixture as recorded, interrupts (the interrupt
 // fixtures and a sweep over the single-tool fixture), the line-size
@@ -122,6 +137,10 @@ func Generate(agents []string) ([]*Case, error) {
 				Faults: "stall:after=" + strconv.Itoa(k), Permission: "allow", Prompts: one,
 				Interrupt: &InterruptPlan{}, Expect: Expect{Cancelled: true, Stall: true},
 				Description: fmt.Sprintf("interrupt after the CLI's line %d of %d (it stalls there)", k, outs)})
+		}
+		for _, pf := range pipeFaults {
+			cases = append(cases, &Case{ID: base + "/" + pf.variant, Agent: agent, Fixture: base, Faults: pf.faults,
+				Permission: "allow", Prompts: one, Expect: pf.expect, Description: pf.description})
 		}
 		if agent != "claude" {
 			// Codex and Gemini are interrupted by a signal, and a CLI

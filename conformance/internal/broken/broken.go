@@ -110,13 +110,17 @@ const (
 	// HumanPrompt sends every prompt as "Human: <prompt>", as a provider
 	// that flattens a chat into one text does.
 	HumanPrompt Bug = "human-prompt"
+	// ChunkLines splits every read of the CLI's stdout on newlines by
+	// itself, carrying no partial line over (an AI SDK provider's data
+	// handler): a line that spans two reads is lost.
+	ChunkLines Bug = "chunk-lines"
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
 	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
-	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt}
+	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines}
 
 // Modes lists every mode Main runs.
 func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }

@@ -707,7 +707,7 @@ func (n *naive) startCLI(name string, args []string, stdin bool) (*cliProc, erro
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	p.lastRead.Store(time.Now().UnixNano())
-	go p.read(&progress{r: outR, at: &p.lastRead}, outR, n.bug == Scanner64K)
+	go p.read(&progress{r: outR, at: &p.lastRead}, outR, n.bug)
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
@@ -757,10 +757,26 @@ func (p *cliProc) stalled() bool {
 }
 
 // read splits stdout (r, reading f) into lines.
-func (p *cliProc) read(r io.Reader, f *os.File, scanner bool) {
+func (p *cliProc) read(r io.Reader, f *os.File, bug Bug) {
 	defer close(p.lines)
 	defer f.Close()
-	if scanner {
+	if bug == ChunkLines {
+		// The bug: every read split on newlines by itself; a line that
+		// spans two reads becomes two pieces, each dropped as not JSON.
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := r.Read(buf)
+			for _, piece := range bytes.Split(buf[:n], []byte("\n")) {
+				if json.Valid(piece) {
+					p.lines <- outLine{data: bytes.Clone(piece)}
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	if bug == Scanner64K {
 		// The bug: bufio.Scanner's default 64 KiB token limit, and its
 		// error never looked at.
 		sc := bufio.NewScanner(r)
