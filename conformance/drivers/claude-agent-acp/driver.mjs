@@ -33,7 +33,6 @@ let sessionId = '';
 let permission = '';
 let turn = null; // the last turn's promise
 let turnRunning = false; // a turn is running (its turn_end not written)
-let refused = false; // start was refused: no session
 
 // rpcError renders what a request rejected with: a JSON-RPC error object
 // ({code, message, data}) or an Error.
@@ -206,12 +205,7 @@ async function stopAgent() {
 
 await serve({
   start(cmd) {
-    if (conn || refused) {
-      log('start: a session was already started; ignored');
-      return;
-    }
     if (cmd.agent && cmd.agent !== 'claude') {
-      refused = true;
       endTurn(false, `this driver drives claude, not ${cmd.agent}`);
       return;
     }

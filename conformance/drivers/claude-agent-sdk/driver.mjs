@@ -118,13 +118,7 @@ function interrupt() {
 process.on('SIGINT', interrupt);
 
 await serve({
-  start(cmd) {
-    if (q || ended) {
-      log('start: a session was already started; ignored');
-      return;
-    }
-    start(cmd);
-  },
+  start,
   send(cmd) {
     if (!q || ended) {
       endTurn(false, sdkError ? errorText(sdkError) : 'no running session to send to');

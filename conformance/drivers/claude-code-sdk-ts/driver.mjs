@@ -71,10 +71,6 @@ process.on('SIGINT', interrupt);
 
 await serve({
   start(cmd) {
-    if (startCmd) {
-      log('start: a session was already started; ignored');
-      return;
-    }
     startCmd = cmd;
     let error = '';
     if (cmd.agent && cmd.agent !== 'claude') error = `this driver drives claude, not ${cmd.agent}`;

@@ -85,16 +85,8 @@ function start(cmd) {
 const interrupt = () => turns.interrupt();
 process.on('SIGINT', interrupt);
 
-let started = false;
 await serve({
-  start(cmd) {
-    if (started) {
-      log('start: a session was already started; ignored');
-      return;
-    }
-    started = true;
-    start(cmd);
-  },
+  start,
   async send(cmd) {
     if (!model) {
       turnEnd(false, 'no session to send to', '');

@@ -72,13 +72,7 @@ const interrupt = () => turns.interrupt();
 process.on('SIGINT', interrupt);
 
 await serve({
-  start(cmd) {
-    if (thread) {
-      log('start: a session was already started; ignored');
-      return;
-    }
-    start(cmd);
-  },
+  start,
   async send(cmd) {
     if (!thread) {
       turnEnd(false, 'no session to send to', '');

@@ -103,10 +103,17 @@ async function* commands() {
 }
 
 // serve hands each command to handlers[cmd.op], one at a time (a handler's
-// promise is awaited before the next command is read), until close. An op
-// without a handler is reported on stderr and ignored.
+// promise is awaited before the next command is read), until close. A
+// session has one start: a later one is reported on stderr and ignored, as
+// is an op without a handler.
 export async function serve(handlers) {
+  let started = false;
   for await (const cmd of commands()) {
+    if (cmd.op === 'start' && started) {
+      log('start: a session was already started; ignored');
+      continue;
+    }
+    if (cmd.op === 'start') started = true;
     if (Object.hasOwn(handlers, cmd.op)) await handlers[cmd.op](cmd);
     else log(`unknown op ${JSON.stringify(cmd.op)}; ignored`);
   }

@@ -86,10 +86,6 @@ export async function runMcpDriver(spec) {
 
   await serve({
     start(cmd) {
-      if (startCmd) {
-        log('start: a session was already started; ignored');
-        return;
-      }
       if (cmd.agent && cmd.agent !== spec.agent) {
         turnEnd(false, `this driver drives ${spec.agent}, not ${cmd.agent}`, '');
         startCmd = { ...cmd, refused: true };
