@@ -14,7 +14,7 @@ import { Readable, Writable } from 'node:stream';
 
 import { ClientSideConnection, PROTOCOL_VERSION, ndJsonStream } from '@agentclientprotocol/sdk';
 
-import { commands, errorText, finish, log, packageVersion, record, write } from '../lib/harness.mjs';
+import { binScript, callerOptions, errorText, finish, hello, log, packageVersion, serve, turnEnd, write } from '../lib/harness.mjs';
 
 const PKG = '@zed-industries/claude-agent-acp';
 const CLIENT = '@agentclientprotocol/sdk';
@@ -23,13 +23,7 @@ const CLIENT = '@agentclientprotocol/sdk';
 // again after SIGTERM, before SIGKILL.
 const GRACE_MS = 2000;
 
-record('hello', {
-  profile: 'native',
-  agents: ['claude'],
-  supports: ['multi_turn', 'resume', 'interrupt', 'permission'],
-  name: 'claude-agent-acp',
-  version: packageVersion(PKG),
-});
+hello({ name: 'claude-agent-acp', pkg: PKG, agents: ['claude'], supports: ['multi_turn', 'resume', 'interrupt', 'permission'] });
 
 let child = null; // the agent process
 let exited = null; // resolves to a description of the agent's exit
@@ -39,7 +33,6 @@ let sessionId = '';
 let permission = '';
 let turn = null; // the last turn's promise
 let turnRunning = false; // a turn is running (its turn_end not written)
-let refused = false; // start was refused: no session
 
 // rpcError renders what a request rejected with: a JSON-RPC error object
 // ({code, message, data}) or an Error.
@@ -50,11 +43,6 @@ function rpcError(err) {
     return text;
   }
   return errorText(err);
-}
-
-// binScript is the file an installed package's bin entry points at.
-function binScript(pkg, bin) {
-  return new URL(import.meta.resolve(`${pkg}/package.json`)).pathname.replace(/package\.json$/, bin);
 }
 
 // whileAlive settles as p does, or rejects once the agent has exited: the
@@ -129,12 +117,9 @@ function startAgent(cmd) {
   conn = new ClientSideConnection(() => client, stream);
 }
 
-function turnEnd(ok, error) {
+function endTurn(ok, error) {
   turnRunning = false;
-  const fields = { ok };
-  if (!ok) fields.error = error || 'turn failed';
-  fields.session_id = sessionId;
-  record('turn_end', fields);
+  turnEnd(ok, error, sessionId);
 }
 
 // prompt runs one turn: session/prompt with the text, the response handed
@@ -144,10 +129,10 @@ async function prompt(text) {
     const resp = await whileAlive(conn.prompt({ sessionId, prompt: [{ type: 'text', text }] }));
     write(resp);
     const ok = resp?.stopReason === 'end_turn';
-    turnEnd(ok, ok ? '' : `stopReason ${resp?.stopReason}`);
+    endTurn(ok, ok ? '' : `stopReason ${resp?.stopReason}`);
   } catch (err) {
     log('session/prompt failed:', rpcError(err));
-    turnEnd(false, rpcError(err));
+    endTurn(false, rpcError(err));
   }
 }
 
@@ -169,7 +154,8 @@ async function start(cmd) {
     const params = { cwd, mcpServers: [] };
     // options: the agent's documented _meta.claudeCode.options (Claude
     // Agent SDK options, dist/acp-agent.js:936-956).
-    if (cmd.options && typeof cmd.options === 'object') params._meta = { claudeCode: { options: cmd.options } };
+    const options = callerOptions(cmd);
+    if (options) params._meta = { claudeCode: { options } };
     let session;
     if (cmd.resume) {
       session = await whileAlive(conn.unstable_resumeSession({ ...params, sessionId: cmd.resume }));
@@ -184,7 +170,7 @@ async function start(cmd) {
     }
   } catch (err) {
     log('starting the session failed:', rpcError(err));
-    turnEnd(false, rpcError(err));
+    endTurn(false, rpcError(err));
     return;
   }
   await prompt(cmd.prompt ?? '');
@@ -217,52 +203,39 @@ async function stopAgent() {
   await exited;
 }
 
-for await (const cmd of commands()) {
-  switch (cmd.op) {
-    case 'start':
-      if (conn || refused) {
-        log('start: a session was already started; ignored');
-        break;
-      }
-      if (cmd.agent && cmd.agent !== 'claude') {
-        refused = true;
-        turnEnd(false, `this driver drives claude, not ${cmd.agent}`);
-        break;
-      }
-      turnRunning = true;
-      turn = start(cmd);
-      break;
-    case 'send':
-      if (turn) await turn;
-      if (!conn || !sessionId || exitedWith) {
-        turnEnd(false, exitedWith ? `the agent exited (${exitedWith})` : 'no session to send to');
-        break;
-      }
-      turnRunning = true;
-      turn = prompt(cmd.prompt ?? '');
-      break;
-    case 'interrupt':
-      interrupt();
-      break;
-    case 'close': {
-      if (cmd.eof) log('stdin ended without close; closing');
-      const during = turnRunning;
-      if (during) {
-        // close during a turn: the caller is gone. Cancel the turn, then
-        // end the agent; the turn ends with what the agent answers, or
-        // with its exit.
-        log('close during a turn: session/cancel, then ending the agent');
-        interrupt();
-        const settled = await Promise.race([turn.then(() => true), new Promise((r) => setTimeout(() => r(false), GRACE_MS))]);
-        if (!settled) log('the turn did not end after session/cancel');
-      }
-      await stopAgent();
-      if (turn) await turn;
-      if (during) finish(false, 'closed during a turn');
-      else finish(true);
-      break;
+await serve({
+  start(cmd) {
+    if (cmd.agent && cmd.agent !== 'claude') {
+      endTurn(false, `this driver drives claude, not ${cmd.agent}`);
+      return;
     }
-    default:
-      log(`unknown op ${JSON.stringify(cmd.op)}; ignored`);
-  }
-}
+    turnRunning = true;
+    turn = start(cmd);
+  },
+  async send(cmd) {
+    if (turn) await turn;
+    if (!conn || !sessionId || exitedWith) {
+      endTurn(false, exitedWith ? `the agent exited (${exitedWith})` : 'no session to send to');
+      return;
+    }
+    turnRunning = true;
+    turn = prompt(cmd.prompt ?? '');
+  },
+  interrupt,
+  async close() {
+    const during = turnRunning;
+    if (during) {
+      // close during a turn: the caller is gone. Cancel the turn, then
+      // end the agent; the turn ends with what the agent answers, or
+      // with its exit.
+      log('close during a turn: session/cancel, then ending the agent');
+      interrupt();
+      const settled = await Promise.race([turn.then(() => true), new Promise((r) => setTimeout(() => r(false), GRACE_MS))]);
+      if (!settled) log('the turn did not end after session/cancel');
+    }
+    await stopAgent();
+    if (turn) await turn;
+    if (during) finish(false, 'closed during a turn');
+    else finish(true);
+  },
+});

@@ -6,16 +6,13 @@
 
 import { query } from '@anthropic-ai/claude-agent-sdk';
 
-import { Inbox, commands, errorText, finish, log, packageVersion, record, write } from '../lib/harness.mjs';
+import { Inbox, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
 
-const SDK = '@anthropic-ai/claude-agent-sdk';
-
-record('hello', {
-  profile: 'native',
+hello({
+  name: 'claude-agent-sdk',
+  pkg: '@anthropic-ai/claude-agent-sdk',
   agents: ['claude'],
   supports: ['multi_turn', 'resume', 'interrupt', 'permission'],
-  name: 'claude-agent-sdk',
-  version: packageVersion(SDK),
 });
 
 // The session: one query() in streaming input mode, fed by inbox.
@@ -32,12 +29,9 @@ function userMessage(prompt) {
   return { type: 'user', message: { role: 'user', content: prompt }, parent_tool_use_id: null };
 }
 
-function turnEnd(ok, error) {
+function endTurn(ok, error) {
   turnOpen = false;
-  const fields = { ok };
-  if (!ok) fields.error = error || 'turn failed';
-  fields.session_id = sessionId;
-  record('turn_end', fields);
+  turnEnd(ok, error, sessionId);
 }
 
 // resultError is what a failed result says went wrong.
@@ -56,7 +50,7 @@ async function run() {
       if (msg && typeof msg.session_id === 'string' && msg.session_id) sessionId = msg.session_id;
       if (msg && msg.type === 'result') {
         const ok = msg.subtype === 'success' && !msg.is_error;
-        turnEnd(ok, ok ? '' : resultError(msg));
+        endTurn(ok, ok ? '' : resultError(msg));
       }
     }
   } catch (err) {
@@ -64,12 +58,12 @@ async function run() {
     log('the SDK stream failed:', errorText(err));
   }
   ended = true;
-  if (turnOpen) turnEnd(false, sdkError ? errorText(sdkError) : 'the SDK stream ended without a result');
+  if (turnOpen) endTurn(false, sdkError ? errorText(sdkError) : 'the SDK stream ended without a result');
 }
 
 function start(cmd) {
   if (cmd.agent && cmd.agent !== 'claude') {
-    turnEnd(false, `this driver drives claude, not ${cmd.agent}`);
+    endTurn(false, `this driver drives claude, not ${cmd.agent}`);
     return;
   }
   const permission = cmd.permission;
@@ -88,7 +82,7 @@ function start(cmd) {
   if (cmd.model) options.model = cmd.model;
   if (cmd.resume) options.resume = cmd.resume;
   if (permission) options.canUseTool = canUseTool;
-  if (cmd.options && typeof cmd.options === 'object') Object.assign(options, cmd.options);
+  Object.assign(options, callerOptions(cmd));
 
   inbox = new Inbox();
   inbox.push(userMessage(cmd.prompt ?? ''));
@@ -98,7 +92,7 @@ function start(cmd) {
   } catch (err) {
     sdkError = err;
     ended = true;
-    turnEnd(false, errorText(err));
+    endTurn(false, errorText(err));
     return;
   }
   pump = run();
@@ -123,53 +117,40 @@ function interrupt() {
 // interrupt op.
 process.on('SIGINT', interrupt);
 
-for await (const cmd of commands()) {
-  switch (cmd.op) {
-    case 'start':
-      if (q || ended) {
-        log('start: a session was already started; ignored');
-        break;
-      }
-      start(cmd);
-      break;
-    case 'send':
-      if (!q || ended) {
-        turnEnd(false, sdkError ? errorText(sdkError) : 'no running session to send to');
-        break;
-      }
-      turnOpen = true;
-      inbox.push(userMessage(cmd.prompt ?? ''));
-      break;
-    case 'interrupt':
-      interrupt();
-      break;
-    case 'close':
-      if (cmd.eof) log('stdin ended without close; closing');
-      // Ending the input lets the SDK close the CLI's stdin once the running
-      // turn is over; the CLI then exits and the message stream ends.
-      if (inbox && !inbox.ended) inbox.end();
-      if (turnOpen && q && !ended) {
-        // close during a turn: the caller is gone (HARNESS.md). Interrupt
-        // the turn; if it does not end, Query.close() stops the CLI (the
-        // SDK's SIGTERM, then SIGKILL).
-        log('close during a turn: interrupting, then closing the query');
-        q.interrupt().catch((err) => log('interrupt failed:', errorText(err)));
-        const stop = setTimeout(() => {
-          try {
-            q.close?.();
-          } catch (err) {
-            log('close failed:', errorText(err));
-          }
-        }, 2000);
-        if (pump) await pump;
-        clearTimeout(stop);
-        finish(false, 'closed during a turn');
-        break;
-      }
+await serve({
+  start,
+  send(cmd) {
+    if (!q || ended) {
+      endTurn(false, sdkError ? errorText(sdkError) : 'no running session to send to');
+      return;
+    }
+    turnOpen = true;
+    inbox.push(userMessage(cmd.prompt ?? ''));
+  },
+  interrupt,
+  async close() {
+    // Ending the input lets the SDK close the CLI's stdin once the running
+    // turn is over; the CLI then exits and the message stream ends.
+    if (inbox && !inbox.ended) inbox.end();
+    if (turnOpen && q && !ended) {
+      // close during a turn: the caller is gone (HARNESS.md). Interrupt
+      // the turn; if it does not end, Query.close() stops the CLI (the
+      // SDK's SIGTERM, then SIGKILL).
+      log('close during a turn: interrupting, then closing the query');
+      q.interrupt().catch((err) => log('interrupt failed:', errorText(err)));
+      const stop = setTimeout(() => {
+        try {
+          q.close?.();
+        } catch (err) {
+          log('close failed:', errorText(err));
+        }
+      }, 2000);
       if (pump) await pump;
-      finish(!sdkError, errorText(sdkError));
-      break;
-    default:
-      log(`unknown op ${JSON.stringify(cmd.op)}; ignored`);
-  }
-}
+      clearTimeout(stop);
+      finish(false, 'closed during a turn');
+      return;
+    }
+    if (pump) await pump;
+    finish(!sdkError, errorText(sdkError));
+  },
+});

@@ -6,7 +6,8 @@
 // (../lib/mcp.mjs): one tools/call per turn, the tool result handed on as
 // it came (profile "native"). See ../README.md.
 
-import { runMcpDriver, serverScript } from '../lib/mcp.mjs';
+import { binScript, callerOptions } from '../lib/harness.mjs';
+import { runMcpDriver } from '../lib/mcp.mjs';
 
 const PKG = '@steipete/claude-code-mcp';
 
@@ -18,7 +19,7 @@ await runMcpDriver({
   // continue, none to resume, no permission question. interrupt: the MCP
   // client's cancellation of the call.
   supports: ['interrupt'],
-  script: serverScript(PKG, 'dist/server.js'),
+  script: binScript(PKG, 'dist/server.js'),
   // CLAUDE_CLI_NAME (an absolute path) is the server's documented way to
   // name the CLI; without it, ~/.claude/local/claude, then PATH.
   env: () => {
@@ -28,7 +29,6 @@ await runMcpDriver({
   tool: 'claude_code',
   args: (cmd, prompt) => {
     const a = { prompt, workFolder: cmd.cwd || process.cwd() };
-    if (cmd.options && typeof cmd.options === 'object') Object.assign(a, cmd.options);
-    return a;
+    return Object.assign(a, callerOptions(cmd));
   },
 });

@@ -7,7 +7,8 @@
 // one tools/call per turn, progress notifications and the tool result
 // handed on as they came (profile "native"). See ../README.md.
 
-import { runMcpDriver, serverScript } from '../lib/mcp.mjs';
+import { binScript, callerOptions } from '../lib/harness.mjs';
+import { runMcpDriver } from '../lib/mcp.mjs';
 
 const PKG = 'codex-mcp-server';
 
@@ -24,13 +25,12 @@ await runMcpDriver({
   // (the server's sessions live in its memory only), no permission
   // question (`codex exec` never asks).
   supports: ['multi_turn', 'interrupt'],
-  script: serverScript(PKG, 'dist/index.js'),
+  script: binScript(PKG, 'dist/index.js'),
   tool: 'codex',
   args: (cmd, prompt) => {
     const a = { prompt, sessionId: SESSION, workingDirectory: cmd.cwd || process.cwd() };
     if (cmd.model) a.model = cmd.model;
-    if (cmd.options && typeof cmd.options === 'object') Object.assign(a, cmd.options);
-    return a;
+    return Object.assign(a, callerOptions(cmd));
   },
   // The result's _meta carries the Codex thread id when the server found
   // one in the CLI's output.

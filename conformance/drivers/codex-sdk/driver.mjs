@@ -6,32 +6,28 @@
 
 import { Codex } from '@openai/codex-sdk';
 
-import { commands, errorText, finish, log, packageVersion, record, write } from '../lib/harness.mjs';
+import { Turns, callerOptions, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
 
-const SDK = '@openai/codex-sdk';
-
-record('hello', {
-  profile: 'native',
+hello({
+  name: 'codex-sdk',
+  pkg: '@openai/codex-sdk',
   agents: ['codex'],
   // No "permission": `codex exec` never asks; approvals are a policy set
   // up front (ThreadOptions.approvalPolicy), not a question answered.
   supports: ['multi_turn', 'resume', 'interrupt'],
-  name: 'codex-sdk',
-  version: packageVersion(SDK),
 });
 
 let thread = null;
-let turn = null; // the running turn: {abort: AbortController, done: Promise}
+const turns = new Turns('the SDK stream');
 
 // runTurn runs one turn (one `codex exec` process) and ends it with a
 // turn_end record. A thread that has an id resumes it (`exec ... resume ID`).
 function runTurn(prompt) {
-  const abort = new AbortController();
-  const done = (async () => {
-    let ok = false;
-    let error = '';
-    try {
-      const { events } = await thread.runStreamed(prompt, { signal: abort.signal });
+  turns.run(
+    async (signal) => {
+      const { events } = await thread.runStreamed(prompt, { signal });
+      let ok = false;
+      let error = '';
       for await (const ev of events) {
         write(ev);
         if (ev && ev.type === 'turn.completed') ok = true;
@@ -41,23 +37,15 @@ function runTurn(prompt) {
         }
       }
       if (!ok && !error) error = 'the stream ended without turn.completed';
-    } catch (err) {
-      ok = false;
-      error = abort.signal.aborted ? `interrupted: ${errorText(err)}` : errorText(err);
-      log('the SDK stream failed:', errorText(err));
-    }
-    const fields = { ok };
-    if (!ok) fields.error = error;
-    fields.session_id = thread.id ?? '';
-    record('turn_end', fields);
-    turn = null;
-  })();
-  turn = { abort, done };
+      return { ok, error };
+    },
+    () => thread.id ?? '',
+  );
 }
 
 function start(cmd) {
   if (cmd.agent && cmd.agent !== 'codex') {
-    record('turn_end', { ok: false, error: `this driver drives codex, not ${cmd.agent}`, session_id: '' });
+    turnEnd(false, `this driver drives codex, not ${cmd.agent}`, '');
     return;
   }
   const codexPathOverride = process.env.CODEX_EXECUTABLE || process.env.AGENTCONFORM_CODEX || undefined;
@@ -69,7 +57,7 @@ function start(cmd) {
     skipGitRepoCheck: true,
   };
   if (cmd.model) threadOptions.model = cmd.model;
-  if (cmd.options && typeof cmd.options === 'object') Object.assign(threadOptions, cmd.options);
+  Object.assign(threadOptions, callerOptions(cmd));
   thread = cmd.resume ? codex.resumeThread(cmd.resume, threadOptions) : codex.startThread(threadOptions);
   runTurn(cmd.prompt ?? '');
 }
@@ -77,52 +65,29 @@ function start(cmd) {
 // interrupt aborts the running turn. The SDK passes the signal to
 // child_process.spawn: aborting sends the CLI SIGTERM and makes the event
 // stream throw once the CLI's stdout ends.
-function interrupt() {
-  if (!turn) {
-    log('interrupt: no running turn; ignored');
-    return;
-  }
-  turn.abort.abort();
-}
+const interrupt = () => turns.interrupt();
 
 // Signal mode (agentconform run --interrupt signal): SIGINT is the
 // interrupt op.
 process.on('SIGINT', interrupt);
 
-for await (const cmd of commands()) {
-  switch (cmd.op) {
-    case 'start':
-      if (thread) {
-        log('start: a session was already started; ignored');
-        break;
-      }
-      start(cmd);
-      break;
-    case 'send':
-      if (!thread) {
-        record('turn_end', { ok: false, error: 'no session to send to', session_id: '' });
-        break;
-      }
-      if (turn) await turn.done; // one turn at a time: the next resumes the thread
-      runTurn(cmd.prompt ?? '');
-      break;
-    case 'interrupt':
-      interrupt();
-      break;
-    case 'close':
-      if (cmd.eof) log('stdin ended without close; closing');
-      if (turn) {
-        // close during a turn: the caller is gone (HARNESS.md): abort it
-        // (the SDK's only way to stop the CLI: one SIGTERM).
-        log('close during a turn: aborting it');
-        turn.abort.abort();
-        await turn.done;
-      }
-      // Every turn's process has exited by now (the SDK waits for it), so
-      // closing always succeeds; how each turn went is in its turn_end.
-      finish(true);
-      break;
-    default:
-      log(`unknown op ${JSON.stringify(cmd.op)}; ignored`);
-  }
-}
+await serve({
+  start,
+  async send(cmd) {
+    if (!thread) {
+      turnEnd(false, 'no session to send to', '');
+      return;
+    }
+    await turns.idle(); // one turn at a time: the next resumes the thread
+    runTurn(cmd.prompt ?? '');
+  },
+  interrupt,
+  async close() {
+    // close during a turn: the caller is gone (HARNESS.md): abort it (the
+    // SDK's only way to stop the CLI: one SIGTERM).
+    await turns.close();
+    // Every turn's process has exited by now (the SDK waits for it), so
+    // closing always succeeds; how each turn went is in its turn_end.
+    finish(true);
+  },
+});

@@ -5,7 +5,8 @@
 // (../lib/mcp.mjs): one tools/call per turn, progress notifications and the
 // tool result handed on as they came (profile "native"). See ../README.md.
 
-import { runMcpDriver, serverScript } from '../lib/mcp.mjs';
+import { binScript, callerOptions } from '../lib/harness.mjs';
+import { runMcpDriver } from '../lib/mcp.mjs';
 
 const PKG = 'gemini-mcp-tool';
 
@@ -16,7 +17,7 @@ await runMcpDriver({
   // One-shot calls: no session to continue, none to resume, no permission
   // question. interrupt: the MCP client's cancellation of the call.
   supports: ['interrupt'],
-  script: serverScript(PKG, 'dist/index.js'),
+  script: binScript(PKG, 'dist/index.js'),
   // The server picks its backend by date (the Antigravity CLI after the
   // Gemini CLI's retirement) unless GEMINI_MCP_BACKEND names it; it finds
   // `gemini` on PATH (GEMINI_CLI_PATH is read on Windows only).
@@ -25,7 +26,6 @@ await runMcpDriver({
   args: (cmd, prompt) => {
     const a = { prompt };
     if (cmd.model) a.model = cmd.model;
-    if (cmd.options && typeof cmd.options === 'object') Object.assign(a, cmd.options);
-    return a;
+    return Object.assign(a, callerOptions(cmd));
   },
 });

@@ -18,6 +18,21 @@ export function record(kind, fields = {}) {
   write({ agentconform: kind, ...fields });
 }
 
+// hello writes the hello record of a driver (profile "native": every event
+// is what the library handed the driver) around the npm package pkg.
+export function hello({ name, pkg, agents, supports }) {
+  record('hello', { profile: 'native', agents, supports, name, version: packageVersion(pkg) });
+}
+
+// turnEnd writes the turn_end record of a turn, or of a command that
+// started none (sessionId '').
+export function turnEnd(ok, error, sessionId) {
+  const fields = { ok };
+  if (!ok) fields.error = error || 'turn failed';
+  fields.session_id = sessionId;
+  record('turn_end', fields);
+}
+
 // log writes a diagnostic line to stderr (the case's wire log; never parsed).
 export function log(...parts) {
   process.stderr.write(`[driver] ${parts.join(' ')}\n`);
@@ -28,6 +43,17 @@ export function errorText(err) {
   if (err === undefined || err === null) return '';
   if (err instanceof Error) return err.message || String(err);
   return String(err);
+}
+
+// callerOptions is the start command's options object (adapter-specific
+// settings the caller hands the library), or undefined.
+export function callerOptions(cmd) {
+  return cmd.options && typeof cmd.options === 'object' ? cmd.options : undefined;
+}
+
+// binScript is the file an installed package's bin entry points at.
+export function binScript(pkg, bin) {
+  return new URL(import.meta.resolve(`${pkg}/package.json`)).pathname.replace(/package\.json$/, bin);
 }
 
 // packageVersion reads the version of an installed package (the SDKs do not
@@ -54,7 +80,7 @@ export function packageVersion(name) {
 // and a final {op: "close", eof: true} if stdin ends without a close.
 // A line that is not a JSON object with an op is reported on stderr and
 // skipped.
-export async function* commands() {
+async function* commands() {
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of rl) {
     if (!line.trim()) continue;
@@ -72,7 +98,80 @@ export async function* commands() {
     yield cmd;
     if (cmd.op === 'close') return;
   }
+  log('stdin ended without close; closing');
   yield { op: 'close', eof: true };
+}
+
+// serve hands each command to handlers[cmd.op], one at a time (a handler's
+// promise is awaited before the next command is read), until close. A
+// session has one start: a later one is reported on stderr and ignored, as
+// is an op without a handler.
+export async function serve(handlers) {
+  let started = false;
+  for await (const cmd of commands()) {
+    if (cmd.op === 'start' && started) {
+      log('start: a session was already started; ignored');
+      continue;
+    }
+    if (cmd.op === 'start') started = true;
+    if (Object.hasOwn(handlers, cmd.op)) await handlers[cmd.op](cmd);
+    else log(`unknown op ${JSON.stringify(cmd.op)}; ignored`);
+  }
+}
+
+// Turns runs a driver's turns one at a time, each one library call that
+// takes an AbortSignal. what names the call in the log.
+export class Turns {
+  #current = null; // the running turn: {abort: AbortController, done: Promise}
+
+  constructor(what) {
+    this.what = what;
+  }
+
+  // run starts a turn: call(signal) is the library call, which resolves to
+  // the turn's {ok, error}; a throw fails the turn with what it threw
+  // ("interrupted: ..." once aborted). ended() runs when the call is over,
+  // thrown or not, and returns the session id for the turn_end.
+  run(call, ended) {
+    const abort = new AbortController();
+    const done = (async () => {
+      let ok = false;
+      let error = '';
+      try {
+        ({ ok, error } = await call(abort.signal));
+      } catch (err) {
+        ok = false;
+        error = abort.signal.aborted ? `interrupted: ${errorText(err)}` : errorText(err);
+        log(`${this.what} failed:`, errorText(err));
+      }
+      turnEnd(ok, error, ended());
+      this.#current = null;
+    })();
+    this.#current = { abort, done };
+  }
+
+  // idle resolves once no turn is running.
+  async idle() {
+    if (this.#current) await this.#current.done;
+  }
+
+  // interrupt aborts the running turn's signal (with reason, if given).
+  interrupt(reason) {
+    if (!this.#current) {
+      log('interrupt: no running turn; ignored');
+      return;
+    }
+    this.#current.abort.abort(reason);
+  }
+
+  // close: the caller is gone (HARNESS.md): a running turn is aborted (with
+  // reason, if given) and waited for.
+  async close(reason) {
+    if (!this.#current) return;
+    log('close during a turn: aborting it');
+    this.#current.abort.abort(reason);
+    await this.#current.done;
+  }
 }
 
 // Inbox is an async iterable fed by push and closed by end: the streaming

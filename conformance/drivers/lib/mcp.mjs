@@ -14,12 +14,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { commands, errorText, finish, log, packageVersion, record, write } from './harness.mjs';
-
-// serverScript is the file an installed package's bin entry points at.
-export function serverScript(pkg, bin) {
-  return new URL(import.meta.resolve(`${pkg}/package.json`)).pathname.replace(/package\.json$/, bin);
-}
+import { Turns, errorText, finish, hello, log, serve, turnEnd, write } from './harness.mjs';
 
 // resultText is the text of a tool result's text blocks.
 function resultText(result) {
@@ -39,19 +34,13 @@ function resultText(result) {
 //   args(cmd, prompt, turn): the tool's arguments;
 //   sessionOf(result): the session id to report after a turn ("" if none).
 export async function runMcpDriver(spec) {
-  record('hello', {
-    profile: 'native',
-    agents: [spec.agent],
-    supports: spec.supports,
-    name: spec.name,
-    version: packageVersion(spec.pkg),
-  });
+  hello({ name: spec.name, pkg: spec.pkg, agents: [spec.agent], supports: spec.supports });
 
   let client = null;
   let startCmd = null;
-  let turns = 0;
-  let turn = null; // {abort, done}
+  let n = 0; // turns started
   let sessionId = '';
+  const turns = new Turns('the tool call');
 
   async function connect(cmd) {
     const transport = new StdioClientTransport({
@@ -69,96 +58,61 @@ export async function runMcpDriver(spec) {
     return c;
   }
 
+  // runTurn calls the tool once; its progress notifications and its result
+  // are the turn's events.
   function runTurn(prompt) {
-    const abort = new AbortController();
-    const n = turns++;
-    const done = (async () => {
-      let ok = false;
-      let error = '';
-      try {
+    const turn = n++;
+    turns.run(
+      async (signal) => {
         if (!client) client = await connect(startCmd);
-        const result = await client.callTool(
-          { name: spec.tool, arguments: spec.args(startCmd, prompt, n) },
-          undefined,
-          {
-            signal: abort.signal,
-            onprogress: (p) => write({ method: 'notifications/progress', params: p }),
-          },
-        );
+        const result = await client.callTool({ name: spec.tool, arguments: spec.args(startCmd, prompt, turn) }, undefined, {
+          signal,
+          onprogress: (p) => write({ method: 'notifications/progress', params: p }),
+        });
         write(result);
-        ok = result.isError !== true;
-        if (!ok) error = resultText(result) || 'the tool result is an error';
         const sid = spec.sessionOf ? spec.sessionOf(result) : '';
         if (sid) sessionId = sid;
-      } catch (err) {
-        ok = false;
-        error = abort.signal.aborted ? `interrupted: ${errorText(err)}` : errorText(err);
-        log('the tool call failed:', errorText(err));
-      }
-      const fields = { ok };
-      if (!ok) fields.error = error;
-      fields.session_id = sessionId;
-      record('turn_end', fields);
-      turn = null;
-    })();
-    turn = { abort, done };
+        if (result.isError === true) return { ok: false, error: resultText(result) || 'the tool result is an error' };
+        return { ok: true };
+      },
+      () => sessionId,
+    );
   }
 
-  function interrupt() {
-    if (!turn) {
-      log('interrupt: no running call; ignored');
-      return;
-    }
-    turn.abort.abort(new Error('interrupted by the caller'));
-  }
-
+  // interrupt: the MCP client's cancellation (notifications/cancelled with
+  // the reason), and the call rejects at once.
+  const interrupt = () => turns.interrupt(new Error('interrupted by the caller'));
   process.on('SIGINT', interrupt);
 
-  for await (const cmd of commands()) {
-    switch (cmd.op) {
-      case 'start':
-        if (startCmd) {
-          log('start: a session was already started; ignored');
-          break;
+  await serve({
+    start(cmd) {
+      if (cmd.agent && cmd.agent !== spec.agent) {
+        turnEnd(false, `this driver drives ${spec.agent}, not ${cmd.agent}`, '');
+        startCmd = { ...cmd, refused: true };
+        return;
+      }
+      startCmd = cmd;
+      runTurn(cmd.prompt ?? '');
+    },
+    async send(cmd) {
+      if (!startCmd || startCmd.refused) {
+        turnEnd(false, 'no session to send to', '');
+        return;
+      }
+      await turns.idle();
+      runTurn(cmd.prompt ?? '');
+    },
+    interrupt,
+    async close() {
+      await turns.close(new Error('the caller closed the session'));
+      if (client) {
+        try {
+          await client.close();
+        } catch (err) {
+          log('closing the client failed:', errorText(err));
         }
-        if (cmd.agent && cmd.agent !== spec.agent) {
-          record('turn_end', { ok: false, error: `this driver drives ${spec.agent}, not ${cmd.agent}`, session_id: '' });
-          startCmd = { ...cmd, refused: true };
-          break;
-        }
-        startCmd = cmd;
-        runTurn(cmd.prompt ?? '');
-        break;
-      case 'send':
-        if (!startCmd || startCmd.refused) {
-          record('turn_end', { ok: false, error: 'no session to send to', session_id: '' });
-          break;
-        }
-        if (turn) await turn.done;
-        runTurn(cmd.prompt ?? '');
-        break;
-      case 'interrupt':
-        interrupt();
-        break;
-      case 'close':
-        if (cmd.eof) log('stdin ended without close; closing');
-        if (turn) {
-          // close during a turn: the caller is gone: cancel the call.
-          log('close during a turn: cancelling the call');
-          turn.abort.abort(new Error('the caller closed the session'));
-          await turn.done;
-        }
-        if (client) {
-          try {
-            await client.close();
-          } catch (err) {
-            log('closing the client failed:', errorText(err));
-          }
-        }
-        finish(true);
-        break;
-      default:
-        log(`unknown op ${JSON.stringify(cmd.op)}; ignored`);
-    }
-  }
+      }
+      finish(true);
+    },
+  });
 }

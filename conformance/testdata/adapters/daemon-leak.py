@@ -22,10 +22,8 @@ import os
 import subprocess
 import sys
 
-
-def write(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _harness as h  # noqa: E402
 
 
 def leave_helpers():
@@ -56,22 +54,18 @@ def run_turn(prompt):
             ev = json.loads(raw)
         except ValueError:
             continue
-        write(ev)
+        h.write(ev)
         if ev.get("type") == "turn.completed":
             completed = True
         if ev.get("type") == "turn.failed":
             error = (ev.get("error") or {}).get("message", "turn failed")
     code = proc.wait()
     ok = completed and code == 0
-    fields = {"agentconform": "turn_end", "ok": ok, "session_id": ""}
-    if not ok:
-        fields["error"] = error or "codex exited %d" % code
-    write(fields)
+    h.turn_end(ok, error or "codex exited %d" % code, "")
 
 
 def main():
-    write({"agentconform": "hello", "profile": "native", "agents": ["codex"], "supports": [],
-           "name": "daemon-leak", "version": "1"})
+    h.record("hello", profile="native", agents=["codex"], supports=[], name="daemon-leak", version="1")
     for raw in sys.stdin:
         if not raw.strip():
             continue
@@ -81,7 +75,7 @@ def main():
             run_turn(cmd.get("prompt", ""))
         elif cmd.get("op") == "close":
             break
-    write({"agentconform": "end", "ok": True})
+    h.record("end", ok=True)
 
 
 if __name__ == "__main__":

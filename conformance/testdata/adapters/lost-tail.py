@@ -27,112 +27,21 @@ resumes the session in a new process (codex exec resume ID, gemini --resume
 ID, claude --resume=ID).
 """
 
-import json
 import os
-import queue
-import shutil
 import subprocess
 import sys
-import threading
 
-NAME = "lost-tail"
-EVENTS = queue.Queue()  # ("cmd", dict) | ("done", Turn)
-OUT_LOCK = threading.Lock()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _harness as h  # noqa: E402
 
 
-def write(obj):
-    data = (json.dumps(obj) + "\n").encode("utf-8")
-    with OUT_LOCK:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-
-
-def record(kind, **fields):
-    write(dict(agentconform=kind, **fields))
-
-
-def log(msg):
-    sys.stderr.write("[%s] %s\n" % (NAME, msg))
-    sys.stderr.flush()
-
-
-def read_commands():
-    for raw in sys.stdin.buffer:
-        if not raw.strip():
-            continue
-        try:
-            cmd = json.loads(raw)
-        except ValueError:
-            log("ignoring a command that is not JSON")
-            continue
-        if isinstance(cmd, dict) and isinstance(cmd.get("op"), str):
-            EVENTS.put(("cmd", cmd))
-            if cmd["op"] == "close":
-                return
-    EVENTS.put(("cmd", {"op": "close", "eof": True}))
-
-
-ENV_NAMES = {"codex": "CODEX_EXECUTABLE", "gemini": "GEMINI_EXECUTABLE", "claude": "CLAUDE_CODE_EXECUTABLE"}
-
-
-def executable(agent):
-    return os.environ.get(ENV_NAMES[agent]) or shutil.which(agent) or agent
-
-
-def cli_args(agent, prompt, permission, resume):
-    if agent == "codex":
-        args = ["exec", "--json", "--skip-git-repo-check", "-s", "read-only" if permission == "deny" else "workspace-write"]
-        if resume:
-            args += ["resume", resume]
-        return args + [prompt]
-    if agent == "gemini":
-        args = ["-p", prompt, "-o", "stream-json"]
-        if permission == "allow":
-            args.append("-y")
-        elif permission == "deny":
-            args += ["--approval-mode", "default"]
-        if resume:
-            args += ["--resume", resume]
-        return args
-    args = ["-p", "--output-format", "stream-json", "--verbose"]
-    if resume:
-        args.append("--resume=" + resume)
-    return args + [prompt]
-
-
-def parse(raw):
-    line = raw.rstrip(b"\r\n")
-    if not line.strip():
-        return None
-    try:
-        obj = json.loads(line.decode("utf-8", "replace"))
-    except ValueError:
-        log("skipping a line that is not JSON: %r" % line[:120])
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
-class Session:
-    def __init__(self, cmd):
-        self.agent = cmd.get("agent")
-        self.cwd = cmd.get("cwd") or os.getcwd()
-        self.permission = cmd.get("permission")
-        self.id = cmd.get("resume") or ""
-
-
-class Turn:
-    def __init__(self, session, prompt):
-        self.session = session
-        self.finished_before_close = True
-        self.proc = subprocess.Popen(
-            [executable(session.agent)] + cli_args(session.agent, prompt, session.permission, session.id),
-            cwd=session.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
-        threading.Thread(target=self.pump, daemon=True).start()
+class Turn(h.Turn):
+    finished_before_close = True
 
     def pump(self):
         held = []  # the last lines read, not handed on yet
         for raw in self.proc.stdout:
-            obj = parse(raw)
+            obj = h.parse(raw)
             if obj is not None:
                 self.observe(obj)
             held.append(obj)
@@ -145,23 +54,19 @@ class Turn:
             if self.session.agent == "codex" and is_agent_message(obj):
                 continue
             self.hand_on(obj)
-        EVENTS.put(("done", self))
+        h.EVENTS.put(("done", self))
 
     def hand_on(self, obj):
         if obj is not None:
-            write(obj)
+            h.write(obj)
 
     def observe(self, obj):
         # Only the session id matters: the outcome is the exit status.
-        s, t = self.session, obj.get("type")
-        if s.agent == "codex" and t == "thread.started" and isinstance(obj.get("thread_id"), str):
-            s.id = obj["thread_id"]
-        elif s.agent == "gemini" and t == "init" and isinstance(obj.get("session_id"), str):
-            s.id = obj["session_id"]
-        elif s.agent == "claude" and t == "system" and obj.get("subtype") == "init" and isinstance(obj.get("session_id"), str):
-            s.id = obj["session_id"]
+        sid = h.observe(self.session.agent, obj)[0]
+        if sid is not None:
+            self.session.id = sid
 
-    def outcome(self):
+    def finish(self):
         # The bug, again: the exit status alone decides.
         code, agent = self.proc.returncode, self.session.agent
         if code == 0:
@@ -176,69 +81,31 @@ def is_agent_message(obj):
     return obj is not None and obj.get("type") == "item.completed" and isinstance(item, dict) and item.get("type") == "agent_message"
 
 
-def stop(proc):
-    """SIGTERM, then SIGKILL if the CLI has not exited 2 s later."""
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(timeout=2)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+class LostTail(h.Adapter):
+    turn_class = Turn
 
+    def __init__(self):
+        super().__init__("lost-tail", ["codex", "gemini", "claude"], [], refusal="unknown agent %r")
 
-def main():
-    record("hello", profile="native", agents=["codex", "gemini", "claude"], supports=[], name=NAME, version="1")
-    threading.Thread(target=read_commands, daemon=True).start()
-    session, turn, pending, closing = None, None, [], False
-    while True:
-        kind, item = EVENTS.get()
-        if kind == "done":
-            ok, error = item.outcome()
-            fields = {"ok": ok, "session_id": item.session.id}
-            if closing and not item.finished_before_close:
-                ok, error = False, "closed during the turn" + (": " + error if error else "")
-                fields["ok"] = False
-            if not ok:
-                fields["error"] = error
-            record("turn_end", **fields)
-            turn = None
-            if closing:
-                break
-            if pending:
-                turn = Turn(session, pending.pop(0))
-            continue
-        op = item["op"]
-        if op == "start":
-            if session is not None:
-                log("start: a session is already running; ignored")
-            elif item.get("agent") not in ENV_NAMES:
-                record("turn_end", ok=False, error="unknown agent %r" % item.get("agent"), session_id="")
-            else:
-                session = Session(item)
-                turn = Turn(session, item.get("prompt") or "")
-        elif op == "send":
-            if session is None:
-                record("turn_end", ok=False, error="send before start", session_id="")
-            elif turn is not None:
-                pending.append(item.get("prompt") or "")
-            else:
-                turn = Turn(session, item.get("prompt") or "")
-        elif op == "interrupt":
-            log("interrupt: not supported (no \"interrupt\" in supports); ignored")
-        elif op == "close":
-            closing, pending = True, []
-            if turn is None:
-                break
-            # The caller is gone while the turn runs: stop the CLI; the
-            # turn's "done" reports it.
-            turn.finished_before_close = turn.proc.poll() is not None
-            stop(turn.proc)
-    record("end", ok=True)
-    sys.stdout.flush()
-    return 0
+    def interrupt(self):
+        h.log("interrupt: not supported (no \"interrupt\" in supports); ignored")
+
+    def stop(self, turn):
+        """SIGTERM, then SIGKILL if the CLI has not exited 2 s later."""
+        turn.finished_before_close = False
+        turn.proc.terminate()
+        try:
+            turn.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            turn.proc.kill()
+            turn.proc.wait()
+
+    def outcome(self, turn):
+        ok, error = turn.finish()
+        if self.closing and not turn.finished_before_close:
+            return False, "closed during the turn" + (": " + error if error else "")
+        return ok, error
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(LostTail().run())

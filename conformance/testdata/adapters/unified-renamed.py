@@ -35,56 +35,15 @@ finalUsage the sum.
 import datetime
 import json
 import os
-import queue
-import shutil
-import signal
 import subprocess
 import sys
-import threading
 
-NAME = "unified-renamed"
-EVENTS = queue.Queue()  # ("cmd", dict) | ("line", Turn, dict) | ("done", Turn) | ("escalate", Turn, sig)
-OUT_LOCK = threading.Lock()
-
-
-def write(obj):
-    data = (json.dumps(obj) + "\n").encode("utf-8")
-    with OUT_LOCK:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-
-
-def record(kind, **fields):
-    write(dict(agentconform=kind, **fields))
-
-
-def log(msg):
-    sys.stderr.write("[%s] %s\n" % (NAME, msg))
-    sys.stderr.flush()
-
-
-def read_commands():
-    for raw in sys.stdin.buffer:
-        if not raw.strip():
-            continue
-        try:
-            cmd = json.loads(raw)
-        except ValueError:
-            log("ignoring a command that is not JSON")
-            continue
-        if isinstance(cmd, dict) and isinstance(cmd.get("op"), str):
-            EVENTS.put(("cmd", cmd))
-            if cmd["op"] == "close":
-                return
-    EVENTS.put(("cmd", {"op": "close", "eof": True}))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _harness as h  # noqa: E402
 
 
 def now():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def sandbox_of(permission):
-    return "read-only" if permission == "deny" else "workspace-write"
 
 
 SANDBOX_MODES = {"read-only": "readOnly", "workspace-write": "workspaceWrite", "danger-full-access": "fullAccess"}
@@ -116,7 +75,7 @@ class Translator:
         self.n_events += 1
         ev = {"type": type_, "id": "ev-%d" % self.n_events, "sessionId": self.sid, "timestamp": now()}
         ev.update(fields)
-        write(ev)
+        h.write(ev)
 
     def start_session(self):
         if self.started:
@@ -126,7 +85,7 @@ class Translator:
         if self.model:
             config["model"] = self.model
         self.n_events += 1
-        write({"type": "sessionStarted", "id": "ev-%d" % self.n_events, "sessionId": self.sid, "timestamp": now(),
+        h.write({"type": "sessionStarted", "id": "ev-%d" % self.n_events, "sessionId": self.sid, "timestamp": now(),
                "agentType": "codex", "config": config})
 
     def begin_turn(self):
@@ -290,164 +249,69 @@ def tool_start(it):
     return None
 
 
-class Turn:
-    def __init__(self, cfg, sid, prompt):
-        args = ["exec", "--json", "--skip-git-repo-check", "-s", cfg["sandbox"]]
-        if cfg.get("model"):
-            args += ["-m", cfg["model"]]
-        if sid:
-            args += ["resume", sid]
-        self.feed_stdin = prompt.startswith("-")
-        args.append("-" if self.feed_stdin else prompt)  # a prompt that reads as a flag goes on stdin
-        exe = os.environ.get("CODEX_EXECUTABLE") or shutil.which("codex") or "codex"
-        self.proc = subprocess.Popen([exe] + args, cwd=cfg["cwd"], stdin=subprocess.PIPE if self.feed_stdin else subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE)
-        if self.feed_stdin:
-            try:
-                self.proc.stdin.write(prompt.encode("utf-8"))
-            finally:
-                self.proc.stdin.close()
-        self.terminal, self.failed, self.interrupted, self.closed = False, "", False, False
-        self.timers = []
-        threading.Thread(target=self.pump, daemon=True).start()
+class Turn(h.Turn):
+    terminal_event = "turn.completed"
 
-    def pump(self):
-        for raw in self.proc.stdout:
-            line = raw.rstrip(b"\r\n")
-            if not line.strip():
-                continue
+    def spawn(self, prompt):
+        s = self.session
+        args = ["exec", "--json", "--skip-git-repo-check", "-s", h.sandbox_of(s.permission)]
+        if s.model:
+            args += ["-m", s.model]
+        if s.id:
+            args += ["resume", s.id]
+        feed_stdin = prompt.startswith("-")
+        args.append("-" if feed_stdin else prompt)  # a prompt that reads as a flag goes on stdin
+        proc = subprocess.Popen([h.executable("codex")] + args, cwd=s.cwd, stdin=subprocess.PIPE if feed_stdin else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE)
+        if feed_stdin:
             try:
-                obj = json.loads(line.decode("utf-8", "replace"))
-            except ValueError:
-                log("skipping a line that is not JSON: %r" % line[:120])
-                continue
-            if isinstance(obj, dict):
-                EVENTS.put(("line", self, obj))
-        self.proc.wait()
-        EVENTS.put(("done", self))
+                proc.stdin.write(prompt.encode("utf-8"))
+            finally:
+                proc.stdin.close()
+        return proc
+
+    def event(self, obj):
+        h.call(self.translate, obj)  # translated on the loop's thread, in order
+
+    def translate(self, obj):
+        self.observe(obj)
+        self.session.tr.line(obj)
+
+
+class UnifiedRenamed(h.Adapter):
+    def __init__(self):
+        super().__init__("unified-renamed", ["codex"], ["multi_turn", "resume", "interrupt"], profile="unified", sigint=True, turn_class=Turn)
+        self.last = ("completed", "")  # the last turn's outcome, for sessionEnded
+
+    def open(self, cmd):
+        s = super().open(cmd)
+        s.tr = Translator(s.cwd, h.sandbox_of(s.permission), s.model)
+        s.tr.sid = s.id
+        return s
+
+    def new_turn(self, prompt):
+        self.session.tr.begin_turn()
+        return super().new_turn(prompt)
 
     def interrupt(self):
-        if self.interrupted:
-            return
-        self.interrupted = True
-        self.signal(signal.SIGINT)
-        for delay, sig in ((2, signal.SIGTERM), (4, signal.SIGKILL)):
-            t = threading.Timer(delay, EVENTS.put, args=(("escalate", self, sig),))
-            t.daemon = True
-            t.start()
-            self.timers.append(t)
+        # A turn whose CLI has exited but is not reported yet counts as
+        # interrupted too.
+        if self.turn is not None:
+            self.turn.interrupt("interrupted")
+        else:
+            h.log("interrupt: no running turn; ignored")
 
-    def signal(self, sig):
-        if self.proc.poll() is None:
-            try:
-                self.proc.send_signal(sig)
-            except ProcessLookupError:
-                pass
+    def outcome(self, turn):
+        ok, error = turn.finish()
+        if not turn.terminal or turn.interrupted:
+            self.session.tr.end_turn("interrupted" if turn.interrupted else "the turn ended before the tool completed")
+        self.last = ("completed", "") if ok else ("cancelled" if turn.interrupted else "failed", error)
+        return ok, error
 
-    def outcome(self):
-        code = self.proc.returncode
-        if self.closed:
-            return False, "closed during the turn"
-        if self.interrupted:
-            return False, "interrupted"
-        if self.failed:
-            return False, self.failed
-        if code is not None and code < 0:
-            return False, "codex was killed by signal %d" % -code
-        if code != 0:
-            return False, "codex exited with code %s" % code
-        if not self.terminal:
-            return False, "codex exited without turn.completed"
-        return True, ""
-
-
-def main():
-    record("hello", profile="unified", agents=["codex"], supports=["multi_turn", "resume", "interrupt"], name=NAME, version="1")
-    threading.Thread(target=read_commands, daemon=True).start()
-    signal.signal(signal.SIGINT, lambda *_: EVENTS.put(("cmd", {"op": "interrupt"})))  # signal mode
-    cfg, tr, turn, pending, closing = None, None, None, [], False
-    last = ("completed", "")  # the last turn's outcome, for sessionEnded
-    while True:
-        msg = EVENTS.get()
-        kind = msg[0]
-        if kind == "line":
-            _, t, obj = msg
-            typ = obj.get("type")
-            if typ == "thread.started" and isinstance(obj.get("thread_id"), str):
-                cfg["sid"] = obj["thread_id"]
-            elif typ == "turn.completed":
-                t.terminal = True
-            elif typ == "turn.failed":
-                t.terminal = True
-                err = obj.get("error")
-                t.failed = (err.get("message") if isinstance(err, dict) else "") or "turn failed"
-            tr.line(obj)
-            continue
-        if kind == "escalate":
-            _, t, sig = msg
-            t.signal(sig)
-            continue
-        if kind == "done":
-            t = msg[1]
-            for timer in t.timers:
-                timer.cancel()
-            ok, error = t.outcome()
-            if not t.terminal or t.interrupted:
-                tr.end_turn("interrupted" if t.interrupted else "the turn ended before the tool completed")
-            last = ("completed", "") if ok else ("cancelled" if t.interrupted else "failed", error)
-            fields = {"ok": ok, "session_id": cfg["sid"]}
-            if not ok:
-                fields["error"] = error
-            record("turn_end", **fields)
-            turn = None
-            if closing:
-                break
-            if pending:
-                tr.begin_turn()
-                turn = Turn(cfg, cfg["sid"], pending.pop(0))
-            continue
-        cmd = msg[1]
-        op = cmd["op"]
-        if op == "start":
-            if cfg is not None:
-                log("start: a session is already running; ignored")
-            elif cmd.get("agent") != "codex":
-                record("turn_end", ok=False, error="%s drives codex only, not %r" % (NAME, cmd.get("agent")), session_id="")
-            else:
-                cfg = {"cwd": cmd.get("cwd") or os.getcwd(), "sandbox": sandbox_of(cmd.get("permission")), "model": cmd.get("model") or "",
-                       "sid": cmd.get("resume") or ""}
-                tr = Translator(cfg["cwd"], cfg["sandbox"], cfg["model"])
-                tr.sid = cfg["sid"]
-                tr.begin_turn()
-                turn = Turn(cfg, cfg["sid"], cmd.get("prompt") or "")
-        elif op == "send":
-            if cfg is None:
-                record("turn_end", ok=False, error="send before start", session_id="")
-            elif turn is not None:
-                pending.append(cmd.get("prompt") or "")
-            else:
-                tr.begin_turn()
-                turn = Turn(cfg, cfg["sid"], cmd.get("prompt") or "")
-        elif op == "interrupt":
-            if turn is not None:
-                turn.interrupt()
-            else:
-                log("interrupt: no running turn; ignored")
-        elif op == "close":
-            if closing:
-                continue
-            closing, pending = True, []
-            if turn is None:
-                break
-            if turn.proc.poll() is None:
-                # The caller is gone: stop the CLI; "done" reports the turn.
-                turn.closed = not turn.interrupted
-                turn.interrupt()
-    if tr is not None:
-        tr.end_session(*last)
-    record("end", ok=True)
-    return 0
+    def end(self):
+        if self.session is not None:
+            self.session.tr.end_session(*self.last)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(UnifiedRenamed().run())
