@@ -586,6 +586,10 @@ type driver struct {
 	snapped  bool
 }
 
+// evidenceWait is how long past settleAfterTurnEnd the runner looks again
+// for evidence of the interrupt before it judges that none came.
+const evidenceWait = time.Second
+
 // probeGrace is how long the probe lets an adapter that has said hello
 // take to end after close before it stops it.
 const probeGrace = time.Second
@@ -749,7 +753,15 @@ func (d *driver) handle(al adapterLine) {
 func (d *driver) timers() {
 	c := d.c
 	if d.deferred != nil && !time.Now().Before(d.deferAt) {
-		d.runDeferred()
+		// The interrupt's evidence is in the log, or the CLI got nothing:
+		// a loaded machine may take a moment to log a signal the adapter
+		// sent just before it reported the turn, so an empty window is
+		// looked at again, for at most evidenceWait.
+		snap := snapshotLog(d.observe)
+		if interruptEvidence(d.o, snap) != "" || time.Since(d.deferAt) >= evidenceWait {
+			d.o.FakeAtTurnEnd = snap
+			d.runDeferred()
+		}
 	}
 	quietFor := time.Since(d.lastOutput)
 	if c.Interrupt != nil || c.CloseWhenQuiet > 0 {
@@ -857,7 +869,9 @@ func (d *driver) runDeferred() {
 	if d.deferred == nil {
 		return
 	}
-	d.o.FakeAtTurnEnd = snapshotLog(d.observe)
+	if d.o.FakeAtTurnEnd == nil {
+		d.o.FakeAtTurnEnd = snapshotLog(d.observe)
+	}
 	next := d.deferred
 	d.deferred = nil
 	next()
