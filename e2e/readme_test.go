@@ -39,13 +39,16 @@ func newUserDir(t *testing.T) string {
 		}
 		t.Skip("python3 is not on PATH")
 	}
-	src, err := os.ReadFile(filepath.Join("..", "conformance", "testdata", "adapters", "single-turn.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "my_adapter.py"), src, 0o644); err != nil {
-		t.Fatal(err)
+	// The adapter and the harness module it imports.
+	for from, to := range map[string]string{"single-turn.py": "my_adapter.py", "_harness.py": "_harness.py"} {
+		src, err := os.ReadFile(filepath.Join("..", "conformance", "testdata", "adapters", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	script := "#!/bin/sh\nexec " + py + " \"$(dirname \"$0\")/my_adapter.py\" \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "my-adapter"), []byte(script), 0o755); err != nil {
@@ -75,7 +78,7 @@ func TestReadmeRun(t *testing.T) {
 	if !bytes.Contains(out, []byte("PASS: python3 my_adapter.py: 1 cases")) {
 		t.Errorf("output:\n%s", out)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
 		t.Errorf("the run left files in the user's directory: %v", entries)
 	}
 }

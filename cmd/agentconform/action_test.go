@@ -297,12 +297,14 @@ func TestActionRuns(t *testing.T) {
 	// The README's snippet: a correct adapter named by a path relative to
 	// the repository the workflow checked out.
 	if _, err := exec.LookPath("python3"); err == nil {
-		src, err := os.ReadFile(filepath.Join("..", "..", "conformance", "testdata", "adapters", "single-turn.py"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(ws, "my_adapter.py"), src, 0o644); err != nil {
-			t.Fatal(err)
+		for from, to := range map[string]string{"single-turn.py": "my_adapter.py", "_harness.py": "_harness.py"} {
+			src, err := os.ReadFile(filepath.Join("..", "..", "conformance", "testdata", "adapters", from))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, to), src, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		snippet := map[string]string{"adapter": "python3 my_adapter.py", "cases": "codex/plain-text"}
 		if code, summary, out := simulate(t, a, snippet, ws); code != 0 || out["new-failures"] != "0" {
