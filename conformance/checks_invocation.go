@@ -145,19 +145,15 @@ func signalled(o *Observation, pid int) string {
 	return ""
 }
 
-func exitedBySignal(o *Observation, pid int) bool { return exitedBySignalIn(o.Fake, pid, true) }
-
-// exitedBySignalIn reports whether the log shows pid ended by a signal;
-// noExit is the answer when pid has no exit record: true for the log of a
-// finished case (SIGKILL leaves no record), false for a snapshot taken
-// while the fakes ran (the process was still running; see snapshotLog).
-func exitedBySignalIn(log []fakecli.Observation, pid int, noExit bool) bool {
-	for _, r := range log {
+// exitedBySignal reports whether the case's log shows pid ended by a
+// signal (settle gives every fake an exit record, SIGKILL included).
+func exitedBySignal(o *Observation, pid int) bool {
+	for _, r := range o.Fake {
 		if r.PID == pid && r.Kind == "exit" {
 			return r.Signal != ""
 		}
 	}
-	return noExit
+	return false
 }
 
 func judgeResume(o *Observation) Outcome {

@@ -208,18 +208,7 @@ func terminalWanted(o *Observation, lines []WireLine, evs []Event, term *WireLin
 			return "result", false
 		}
 	case "native":
-		wireTypes := map[string]bool{}
-		for _, l := range lines {
-			if l.Obj != nil {
-				wireTypes[str(l.Obj, "type")] = true
-			}
-		}
-		for _, e := range evs {
-			if wireTypes[str(e.Obj, "type")] {
-				handsOn = true
-				break
-			}
-		}
+		handsOn = passesOnCLIEvents(evs, lines)
 		if typ := str(term.Obj, "type"); handsOn && !has(typ) {
 			return "the CLI's " + typ, true
 		}

@@ -523,17 +523,23 @@ func rawUsage(o *Observation) []usage {
 // events on (one of its events has a type the CLI wrote), rather than
 // events of its own making.
 func (o *Observation) handsOnCLIEvents() bool {
-	types := map[string]bool{}
+	var all []WireLine
 	for _, lines := range o.wireLines() {
-		for _, l := range lines {
-			if l.Obj != nil {
-				if t := str(l.Obj, "type"); t != "" {
-					types[t] = true
-				}
-			}
+		all = append(all, lines...)
+	}
+	return passesOnCLIEvents(o.Events, all)
+}
+
+// passesOnCLIEvents reports whether one of evs has a type the CLI wrote in lines:
+// the adapter passes the CLI's own events on.
+func passesOnCLIEvents(evs []Event, lines []WireLine) bool {
+	types := map[string]bool{}
+	for _, l := range lines {
+		if t := str(l.Obj, "type"); t != "" {
+			types[t] = true
 		}
 	}
-	for _, e := range o.Events {
+	for _, e := range evs {
 		if types[str(e.Obj, "type")] {
 			return true
 		}

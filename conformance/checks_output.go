@@ -65,16 +65,6 @@ func outputDialect(o *Observation) schemas.Dialect {
 	return ""
 }
 
-// validateEvents validates events as one stream of dialect d.
-func validateEvents(events []Event, d schemas.Dialect) ([]string, error) {
-	raws := make([][]byte, len(events))
-	for i, e := range events {
-		raws[i] = e.Raw
-	}
-	problems, _, err := validateLines(raws, d, nil)
-	return problems, err
-}
-
 // validateLines validates lines as one stream of dialect d. It returns
 // the violations (at most 10, rendered) whose rule is not in excused, and
 // the IDs of every rule violated.

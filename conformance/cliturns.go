@@ -138,6 +138,13 @@ type turnWire struct {
 // Codex and Gemini, and at each result for Claude (which keeps one
 // process); processes that run no turn (a --version probe) are left out.
 func (o *Observation) cliTurns() []turnWire {
+	m := o.memoized()
+	m.turnsOnce.Do(func() { m.turns = o.cutTurns() })
+	return m.turns
+}
+
+// cutTurns is cliTurns, made once per observation (a dozen checks ask).
+func (o *Observation) cutTurns() []turnWire {
 	var out []turnWire
 	procs := o.wireLines()
 	for i, w := range o.Wire {

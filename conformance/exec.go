@@ -808,20 +808,13 @@ func (d *driver) timers() {
 // from a process still running.
 func snapshotLog(path string) []fakecli.Observation {
 	log, _ := readObservations(path)
-	exited := map[int]bool{}
-	for _, r := range log {
-		if r.Kind == "exit" {
-			exited[r.PID] = true
-		}
-	}
-	var killed []fakecli.Observation
-	for _, r := range log {
-		if r.Kind == "start" && !exited[r.PID] && !alive(r.PID) {
+	for _, pid := range unrecordedExits(log) {
+		if !alive(pid) {
 			// The runner kills nothing before the adapter exits.
-			killed = append(killed, fakecli.Observation{Kind: "exit", PID: r.PID, Signal: "SIGKILL", Action: killedOutright})
+			log = append(log, fakecli.Observation{Kind: "exit", PID: pid, Signal: "SIGKILL", Action: killedOutright})
 		}
 	}
-	return append(log, killed...)
+	return log
 }
 
 // giveUpAfter is how long past interruptDeadline the runner waits for an

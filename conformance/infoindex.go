@@ -58,11 +58,8 @@ func buildIndex(events []Event) *infoIndex {
 					order = append(order, path)
 				}
 				b.WriteString(t)
-				if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') {
-					var inner any
-					if json.Unmarshal([]byte(s), &inner) == nil {
-						walk(path+"<json>", "", inner, depth+1)
-					}
+				if inner, ok := jsonInside(t); ok {
+					walk(path+"<json>", "", inner, depth+1)
 				}
 			case float64:
 				x.nums[t] = true
@@ -266,12 +263,9 @@ func atomsOf(vs ...any) []string {
 		}
 		switch t := v.(type) {
 		case string:
-			if s := strings.TrimSpace(t); len(s) > 1 && (s[0] == '{' || s[0] == '[') {
-				var inner any
-				if json.Unmarshal([]byte(s), &inner) == nil {
-					walk(inner, depth+1)
-					return
-				}
+			if inner, ok := jsonInside(t); ok {
+				walk(inner, depth+1)
+				return
 			}
 			if n := normText(t); n != "" {
 				out = append(out, n)
@@ -311,4 +305,18 @@ func missingAtoms(want any, have []string) []string {
 		}
 	}
 	return out
+}
+
+// jsonInside decodes a string that holds a JSON object or array (a tool
+// input a library hands on as JSON text); ok is false for any other.
+func jsonInside(s string) (any, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[0] != '{' && s[0] != '[' {
+		return nil, false
+	}
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return nil, false
+	}
+	return v, true
 }

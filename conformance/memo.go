@@ -15,6 +15,9 @@ type observationMemo struct {
 
 	indexOnce sync.Once
 	index     *infoIndex
+
+	turnsOnce sync.Once
+	turns     []turnWire
 }
 
 // memoMu guards the creation of an observation's memo.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -195,7 +196,7 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 	self := os.Getpid()
 	entries, err := os.ReadDir("/proc")
 	if err == nil {
-		boot, hz := bootTime(), int64(100) // USER_HZ is 100 on Linux
+		boot, hz := bootTime(), int64(100) // USER_HZ is 100 on Linux (bootTime is read once)
 		needle := []byte(envRunMark + "=" + mark + "\x00")
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
@@ -262,8 +263,10 @@ func procArgv(pid int) []string {
 	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 }
 
-// bootTime is when the system booted (zero if unknown).
-func bootTime() time.Time {
+// bootTime is when the system booted (zero if unknown), read once.
+var bootTime = sync.OnceValue(readBootTime)
+
+func readBootTime() time.Time {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return time.Time{}

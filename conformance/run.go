@@ -127,23 +127,10 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return nil, err
 	}
 	res.Meta.Hello = hello
-	cases := cfg.Cases
-	if cases == nil {
-		agents := []string{"claude", "codex", "gemini"}
-		if hello != nil && len(hello.Agents) > 0 {
-			agents = hello.Agents
-		}
-		if cases, err = Generate(agents); err != nil {
-			return nil, err
-		}
+	selected, err := cfg.selectCases(hello)
+	if err != nil {
+		return nil, err
 	}
-	var selected []*Case
-	for _, c := range cases {
-		if matchCase(c.ID, cfg.Match) && inShard(c.ID, cfg.Shard, cfg.ShardOf) {
-			selected = append(selected, c)
-		}
-	}
-	sort.SliceStable(selected, func(i, j int) bool { return selected[i].ID < selected[j].ID })
 	res.Meta.CLIVersions = cliVersions(selected)
 
 	jobs := cfg.Jobs
@@ -202,6 +189,31 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return res, err
 	}
 	return res, nil
+}
+
+// selectCases returns the cases cfg runs, by ID: cfg.Cases, or the cases
+// Generate makes for the agents hello names (all three without one),
+// those Match and the shard select.
+func (cfg *Config) selectCases(hello *Hello) ([]*Case, error) {
+	cases := cfg.Cases
+	if cases == nil {
+		agents := []string{"claude", "codex", "gemini"}
+		if hello != nil && len(hello.Agents) > 0 {
+			agents = hello.Agents
+		}
+		var err error
+		if cases, err = Generate(agents); err != nil {
+			return nil, err
+		}
+	}
+	var selected []*Case
+	for _, c := range cases {
+		if matchCase(c.ID, cfg.Match) && inShard(c.ID, cfg.Shard, cfg.ShardOf) {
+			selected = append(selected, c)
+		}
+	}
+	sort.SliceStable(selected, func(i, j int) bool { return selected[i].ID < selected[j].ID })
+	return selected, nil
 }
 
 // prepare checks cfg and fills Run's defaults: the fake executable (this

@@ -60,15 +60,9 @@ func TestAdapter(t *testing.T, newAdapter func(ctx context.Context) *exec.Cmd, o
 	if err != nil {
 		t.Fatalf("conformance.TestAdapter: %v", err)
 	}
-	cases := cfg.Cases
-	if cases == nil {
-		agents := []string{"claude", "codex", "gemini"}
-		if len(hello.Agents) > 0 {
-			agents = hello.Agents
-		}
-		if cases, err = Generate(agents); err != nil {
-			t.Fatalf("conformance.TestAdapter: %v", err)
-		}
+	cases, err := cfg.selectCases(hello)
+	if err != nil {
+		t.Fatalf("conformance.TestAdapter: %v", err)
 	}
 	// Cases mostly wait on pipes and timers: a selected case starts at
 	// once, cfg.Jobs at a time, whatever -parallel says; its subtest then
@@ -78,12 +72,7 @@ func TestAdapter(t *testing.T, newAdapter func(ctx context.Context) *exec.Cmd, o
 		jobs = defaultJobs()
 	}
 	slots := make(chan struct{}, jobs)
-	n := 0
 	for _, c := range cases {
-		if !matchCase(c.ID, cfg.Match) {
-			continue
-		}
-		n++
 		t.Run(c.ID, func(t *testing.T) {
 			type result struct {
 				cr  *CaseResult
@@ -120,7 +109,7 @@ func TestAdapter(t *testing.T, newAdapter func(ctx context.Context) *exec.Cmd, o
 			}
 		})
 	}
-	if n == 0 {
+	if len(cases) == 0 {
 		t.Fatalf("conformance.TestAdapter: no case selected (agents %v, globs %v)", helloAgents(hello), cfg.Match)
 	}
 }
