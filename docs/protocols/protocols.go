@@ -172,8 +172,12 @@ func Anchors(name string) (map[string]bool, error) {
 	return a, nil
 }
 
-// idAttr matches an HTML id or name attribute, the explicit anchors.
-var idAttr = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
+// idAttr matches an HTML id or name attribute, the explicit anchors;
+// codeSpan matches inline code, where such a tag is only shown.
+var (
+	idAttr   = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
+	codeSpan = regexp.MustCompile("`[^`]*`")
+)
 
 // MarkdownAnchors returns the anchors a Markdown text defines, as GitHub
 // renders it: explicit <a id="…"> (or name) anchors, and one slug per
@@ -195,7 +199,7 @@ func MarkdownAnchors(text string) map[string]bool {
 			fence = trimmed[:3]
 			continue
 		}
-		for _, m := range idAttr.FindAllStringSubmatch(line, -1) {
+		for _, m := range idAttr.FindAllStringSubmatch(codeSpan.ReplaceAllString(line, ""), -1) {
 			out[m[1]] = true
 		}
 		if h := strings.TrimLeft(line, "#"); len(h) < len(line) && len(line)-len(h) <= 6 && strings.HasPrefix(h, " ") {

@@ -72,7 +72,7 @@ func TestCheck(t *testing.T) {
 
 func TestMarkdownAnchors(t *testing.T) {
 	md := "# Title\n\n<a id=\"explicit\"></a>\n## Tool calls, and `their` results\n\n" +
-		"```\n## not a heading\n<a id=\"in-code\"></a>\n```\n\n## Tool calls, and their results\n" +
+		"```\n## not a heading\n<a id=\"in-code\"></a>\n```\n\n## Tool calls, and their results\nShown: `<a id=\"in-span\"></a>`.\n" +
 		"### [Linked](http://x) §8.1 <b>bold</b>\n#NoSpace\n<a name=\"named\"></a>\n"
 	got := MarkdownAnchors(md)
 	for _, want := range []string{"title", "explicit", "tool-calls-and-their-results", "tool-calls-and-their-results-1", "linked-81-bold", "named"} {
@@ -80,7 +80,7 @@ func TestMarkdownAnchors(t *testing.T) {
 			t.Errorf("anchor %q missing from %v", want, got)
 		}
 	}
-	for _, not := range []string{"not-a-heading", "in-code", "nospace"} {
+	for _, not := range []string{"not-a-heading", "in-code", "in-span", "nospace"} {
 		if got[not] {
 			t.Errorf("anchor %q should not exist", not)
 		}
