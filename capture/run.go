@@ -593,20 +593,27 @@ func (d *driver) closeStdin() {
 	}
 }
 
-// answer answers a control request from Claude: can_use_tool with the
-// plan's permission (deny when it has none), anything else with an error
-// as the Python SDK does.
+// answer answers a control request from Claude with controlAnswer.
 func (d *driver) answer(ev map[string]any) {
 	id, _ := ev["request_id"].(string)
 	req, _ := ev["request"].(map[string]any)
+	resp := controlAnswer(d.p.permission, req)
+	resp["request_id"] = id
+	d.send(map[string]any{"type": "control_response", "response": resp})
+}
+
+// controlAnswer is the "response" member of the control_response the
+// driver sends for Claude's control request req: can_use_tool answered
+// with the plan's permission (deny when it has none), anything else with
+// an error as the Python SDK does. Drift reads the same answer back into
+// a capture, whose transcript keeps only the response's request id.
+func controlAnswer(permission string, req map[string]any) map[string]any {
 	sub, _ := req["subtype"].(string)
 	if sub != "can_use_tool" {
-		d.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": id,
-			"error": "Unsupported control request subtype: " + sub}})
-		return
+		return map[string]any{"subtype": "error", "error": "Unsupported control request subtype: " + sub}
 	}
 	var decision map[string]any
-	if d.p.permission == "allow" {
+	if permission == "allow" {
 		input := req["input"]
 		if input == nil {
 			input = map[string]any{}
@@ -615,7 +622,7 @@ func (d *driver) answer(ev map[string]any) {
 	} else {
 		decision = map[string]any{"behavior": "deny", "message": "denied by agentconform capture"}
 	}
-	d.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": id, "response": decision}})
+	return map[string]any{"subtype": "success", "response": decision}
 }
 
 // decodeEvent decodes a stdout line; nil when it is not a JSON object.

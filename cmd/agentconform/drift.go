@@ -201,7 +201,7 @@ func loadCaptures(dir string, clis []string, scs []capture.Scenario) ([]*transcr
 		}
 		var versions []string
 		for _, e := range entries {
-			if e.IsDir() {
+			if capture.IsDirEntry(filepath.Join(dir, cli), e) {
 				versions = append(versions, e.Name())
 			}
 		}
@@ -274,6 +274,9 @@ func printDrift(w io.Writer, b capture.Baseline, reports []*capture.DriftReport,
 		}
 		if !r.Drifted() {
 			fmt.Fprintf(w, "%s: no drift\n", head)
+			for _, s := range r.NotCompared {
+				fmt.Fprintf(w, "    . not compared: %s\n", s)
+			}
 			continue
 		}
 		n++
@@ -286,6 +289,9 @@ func printDrift(w io.Writer, b capture.Baseline, reports []*capture.DriftReport,
 		}
 		for _, v := range r.Violations {
 			fmt.Fprintf(w, "    ! violation: %s\n", v)
+		}
+		for _, s := range r.NotCompared {
+			fmt.Fprintf(w, "    . not compared: %s\n", s)
 		}
 	}
 	fmt.Fprintf(w, "%d of %d captures drifted from %s\n", n, len(reports), b.Name())
