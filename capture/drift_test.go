@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentconform/agentconform/fixtures"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
 )
@@ -491,5 +492,50 @@ func TestDriftLeavesToTheFake(t *testing.T) {
 	if got := changeStrings(Compare(Along(oneTurn, twoTurns))); !strings.Contains(got,
 		"~ changed path of process 1: the baseline waits for the end of stdin at line 4; the client sent its user message first") {
 		t.Errorf("a second turn the baseline does not take: %s", got)
+	}
+}
+
+// TestEveryFixtureFollowsItself: each embedded fixture, taken as a
+// capture, is walked along its own paths without a difference, a problem
+// or anything left out. The exception: the deny branch of
+// claude/permission-deny keeps a system/permission_denied that the fake
+// (like the real CLI) leaves out after a client's deny, which a capture
+// would not hold.
+func TestEveryFixtureFollowsItself(t *testing.T) {
+	withheld := map[string]string{"claude/permission-deny": "+ new event kind system/permission_denied"}
+	all, err := fixtures.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fx := range all {
+		tr, err := fixtures.Load(fx.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, cs := Along(tr, tr)
+		ch := Compare(bs, cs)
+		if w, ok := withheld[fx.Name]; ok && len(ch) > 0 && ch[0].String() == w {
+			continue
+		}
+		if len(ch) != 0 || len(bs.Notes) != 0 || len(cs.Paths) == 0 {
+			t.Errorf("%s: changes %s, notes %v, paths %+v", fx.Name, changeStrings(ch), bs.Notes, cs.Paths)
+		}
+	}
+}
+
+// TestEveryCaptureFollowsItself: each committed capture is walked along
+// its own paths without a difference, a problem or anything left out.
+func TestEveryCaptureFollowsItself(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "captures", "*", "*", "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no captures: %v", err)
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(filepath.Join("..", "testdata", "captures"), f)
+		tr := committed(t, filepath.ToSlash(rel))
+		bs, cs := Along(tr, tr)
+		if ch := Compare(bs, cs); len(ch) != 0 || len(bs.Notes) != 0 || len(cs.Paths) == 0 {
+			t.Errorf("%s: changes %s, notes %v, paths %+v", rel, changeStrings(ch), bs.Notes, cs.Paths)
+		}
 	}
 }
