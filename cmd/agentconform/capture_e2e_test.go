@@ -31,8 +31,9 @@ import (
 // CI=true (and then fails rather than skips when npm, node or git is
 // missing), and AGENTCONFORM_CAPTURE_E2E=done skips it. It needs the npm
 // registry (or an npm cache holding the newest releases). It captures
-// plain-text, single-tool and permission-allow (about 40 s with the
-// installs); AGENTCONFORM_CAPTURE_E2E_SCENARIOS names others, e.g.
+// plain-text, single-tool and permission-allow (30 to 60 s with the
+// installs on a shared 2-core machine); AGENTCONFORM_CAPTURE_E2E_SCENARIOS
+// names others, e.g.
 // "plain-text,permission-allow,interrupt" to compare what follows a
 // signal too (about 45 s more: each interrupt is captured twice).
 func TestCaptureAsAUser(t *testing.T) {
