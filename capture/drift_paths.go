@@ -405,7 +405,8 @@ func rulesFor(h transcript.Header) fakeRules {
 // this client: Claude's partial messages and session state events when
 // the client did not ask for them, and a system/permission_denied for a
 // tool whose can_use_tool request the client answered (the real CLI
-// writes one only for a denial decided without asking).
+// writes one only for a denial decided without asking). It notes the tool
+// a can_use_tool request asks about, for the answer that follows.
 func (f *follower) withheld(text string) bool {
 	if !f.withhold.claude {
 		return false
