@@ -176,6 +176,25 @@ func (f *filter) rewrite(line []byte) []byte {
 		if m["type"] == "sessionEnded" && m["reason"] != "completed" {
 			return nil
 		}
+	case ReasonAlwaysFailed:
+		if m["agentconform"] == "turn_end" && m["ok"] == false {
+			m["reason"] = reference.ReasonFailed
+			return remarshal(m, line)
+		}
+	case DropErrorText:
+		switch {
+		case m["agentconform"] == "turn_end" || m["agentconform"] == "end":
+			delete(m, "reason")
+			if m["ok"] == false {
+				m["error"] = "the CLI failed"
+			}
+			return remarshal(m, line)
+		case m["type"] == "sessionEnded" && m["error"] != nil:
+			m["error"] = "the CLI failed"
+			return remarshal(m, line)
+		case m["type"] == "textChunk" && m["role"] == nil:
+			return nil // a notice: the CLI's errors of a failed turn
+		}
 	case SwapToolIDs:
 		switch m["type"] {
 		case "toolStarted":
