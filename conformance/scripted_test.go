@@ -56,6 +56,17 @@ var scriptedAdapters = []scriptedAdapter{
 	{file: "closed-stream.mjs", cases: []string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt", "codex/interrupt"},
 		want: each([]string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt"}, Crash, "output/records")},
 
+	// The CLI's error kept back, the failure reported by exit status: the
+	// user never learns why. Claude's API error still reaches the caller
+	// as the synthetic assistant message's text.
+	{file: "error-swallowed.mjs", cases: []string{"codex/api-error", "gemini/api-error-429", "claude/max-turns", "claude/api-error", "codex/plain-text"},
+		want: merge(each([]string{"codex/api-error", "gemini/api-error-429", "claude/max-turns"}, Fail, "lossless/error-text"))},
+	// The user's own stop reported as a failure, and a turn limit too.
+	{file: "abort-as-error.py", cases: []string{"codex/interrupt", "gemini/interrupt", "claude/interrupt", "claude/max-turns", "codex/api-error", "codex/single-tool/ignores-sigterm", "codex/plain-text"},
+		// (The ignores-sigterm case interrupts the interrupt fixture: SIGINT
+		// ends it with exit 1 before any escalation.)
+		want: each([]string{"codex/interrupt", "gemini/interrupt", "claude/interrupt", "claude/max-turns", "codex/single-tool/ignores-sigterm"}, Fail, "lifecycle/turn-reason")},
+
 	// Helpers left behind in a new session and by a double fork: found
 	// by the case's mark in their environment, reported, then reaped.
 	{file: "daemon-leak.py", cases: []string{"codex/plain-text"},
