@@ -117,6 +117,26 @@ func Generate(agents []string) ([]*Case, error) {
 				then.Description = "interrupt the first turn, then run the next turn in the same process"
 				cases = append(cases, &then)
 			}
+			if scenario == "unicode" {
+				// A pipe hands a reader what has been written so far: a
+				// character written in two pieces arrives in two reads.
+				split := *c
+				split.ID = fx.Name + "/split-characters"
+				split.Faults = "slicer:utf8=1,delay_us=2000"
+				split.Description = "every multibyte character on stdout written in two pieces 2 ms apart, so that a reader gets it split across two reads: an adapter that decodes each read by itself turns it into U+FFFD"
+				cases = append(cases, &split)
+			}
+			if scenario == "multi-tool" && agent == "gemini" {
+				// Gemini CLI runs a response's tool calls (all but edits)
+				// at once and writes each tool_result as its call finishes
+				// (Scheduler._isParallelizable, finalizeCall): the results
+				// of parallel calls come in the order they complete.
+				ooo := *c
+				ooo.ID = fx.Name + "/results-out-of-order"
+				ooo.Faults = "reorder:type=tool_result,nth=1"
+				ooo.Description = "the second of two parallel tool calls finishes first: its tool_result comes before the first call's, as Gemini CLI writes results in the order its parallel calls complete"
+				cases = append(cases, &ooo)
+			}
 			if scenario == "permission-allow" {
 				deny := *c
 				deny.ID = fx.Name + "/policy-deny"

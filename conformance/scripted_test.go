@@ -36,6 +36,19 @@ func lostTail(c string, answer bool) map[string]Verdict {
 	return m
 }
 
+// splitCharacters are the cases of the chunk-decode adapters: the unicode
+// fixtures as recorded, with every multibyte character split across two
+// reads, and a stream whose lines are split (in ASCII).
+var splitCharacters = []string{"claude/unicode", "codex/unicode", "gemini/unicode",
+	"claude/unicode/split-characters", "codex/unicode/split-characters", "gemini/unicode/split-characters", "codex/single-tool/slicer"}
+
+// splitCharactersLost is what a correct judge finds there: the answer's
+// text corrupted where the characters were split, and the events no longer
+// the CLI's.
+var splitCharactersLost = merge(
+	each([]string{"claude/unicode/split-characters", "codex/unicode/split-characters", "gemini/unicode/split-characters"}, Fail, "lossless/text"),
+	each([]string{"claude/unicode/split-characters", "codex/unicode/split-characters", "gemini/unicode/split-characters"}, Informational, "lossless/events"))
+
 var scriptedAdapters = []scriptedAdapter{
 	// Issue class: a CLI left running. The adapter sends one SIGTERM and
 	// exits without waiting; the CLI ignores SIGTERM and is still running
@@ -66,6 +79,12 @@ var scriptedAdapters = []scriptedAdapter{
 		// (The ignores-sigterm case interrupts the interrupt fixture: SIGINT
 		// ends it with exit 1 before any escalation.)
 		want: each([]string{"codex/interrupt", "gemini/interrupt", "claude/interrupt", "claude/max-turns", "codex/single-tool/ignores-sigterm"}, Fail, "lifecycle/turn-reason")},
+
+	// Each read decoded by itself (Node chunk.toString(), Python
+	// bytes.decode per read): a character split across reads is lost.
+	// Lines split across reads (the ASCII slicer case) come out whole.
+	{file: "chunk-decode.mjs", cases: splitCharacters, want: splitCharactersLost},
+	{file: "chunk-decode.py", cases: splitCharacters, want: splitCharactersLost},
 
 	// Helpers left behind in a new session and by a double fork: found
 	// by the case's mark in their environment, reported, then reaped.

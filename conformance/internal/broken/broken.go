@@ -77,6 +77,10 @@ const (
 	// the CLI's errors are dropped, and no reason is given (a wrapper
 	// whose error is "claude exited with code 1").
 	DropErrorText Bug = "drop-error-text"
+	// PairByOrder gives each tool result to the oldest call still open,
+	// not to the call it names (a queue of pending calls): results that
+	// come in another order than their calls go to the wrong calls.
+	PairByOrder Bug = "pair-by-order"
 )
 
 // Bugs of the naive adapter.
@@ -127,7 +131,7 @@ const (
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
 	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello,
-	ReasonAlwaysFailed, DropErrorText}
+	ReasonAlwaysFailed, DropErrorText, PairByOrder}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines}

@@ -86,6 +86,7 @@ type filter struct {
 	out   *lines
 	buf   []byte
 	state map[string]string // per bug: what it has seen so far
+	open  []string          // PairByOrder: the tools started and not completed, oldest first
 }
 
 // command returns the command line Serve gets for line (nil: none).
@@ -224,6 +225,18 @@ func (f *filter) rewrite(line []byte) []byte {
 		if m["type"] == "textChunk" && m["role"] != "user" && m["content"] != "" && f.state["dropped"] == "" {
 			f.state["dropped"] = "yes"
 			return nil
+		}
+	case PairByOrder:
+		switch m["type"] {
+		case "toolStarted":
+			id, _ := m["toolId"].(string)
+			f.open = append(f.open, id)
+		case "toolCompleted":
+			if len(f.open) == 0 {
+				break
+			}
+			m["toolId"], f.open = f.open[0], f.open[1:]
+			return remarshal(m, line)
 		}
 	case DropUsage:
 		switch m["type"] {
