@@ -51,6 +51,9 @@ type turnFacts struct {
 	said string
 	// errors are the CLI's error messages of a failed turn.
 	errors []string
+	// kinds are the error kinds Claude gave its synthetic error message
+	// (the assistant line's "error": authentication_failed, rate_limit, ...).
+	kinds []string
 }
 
 // turnFacts returns the facts of the i-th turn (0-based): its CLI turn and
@@ -61,6 +64,13 @@ func (o *Observation) turnFacts(i int) turnFacts {
 	if ts := o.cliTurns(); i < len(ts) {
 		f.wire = &ts[i]
 		f.said, f.errors = o.cliSaid(&ts[i])
+		if o.Case.Agent == "claude" && ts[i].format == formatStream {
+			for _, l := range ts[i].lines {
+				if k := str(l.Obj, "error"); k != "" && str(l.Obj, "type") == "assistant" && !slices.Contains(f.kinds, k) {
+					f.kinds = append(f.kinds, k)
+				}
+			}
+		}
 	}
 	ends := o.TurnEnds()
 	var from, to time.Duration = -1, 1<<63 - 1
@@ -341,10 +351,9 @@ func judgeErrorText(o *Observation) Outcome {
 			extra = append(extra, end.Error)
 		}
 		hay := errorHaystack(evs, extra)
-		found := false
+		found := hay.holds(kindPhrases(f.kinds))
 		for _, e := range f.errors {
-			if hay.holds(mainMessages(e, f.said == ReasonMaxTurns)) {
-				found = true
+			if found = found || hay.holds(mainMessages(e, f.said == ReasonMaxTurns)); found {
 				break
 			}
 		}
@@ -401,6 +410,37 @@ func (h errorText) holds(cands []string) bool {
 		}
 	}
 	return false
+}
+
+// claudeErrorKinds are the words that say what kind of error Claude's
+// synthetic error message reports (its "error" field, in Claude Code's
+// list: authentication_failed, billing_error, rate_limit, ...): an adapter
+// that shows the kind in words of its own, such as an ACP agent's
+// "Authentication required" for "Not logged in · Please run /login", tells
+// the user why. invalid_request and unknown say nothing of their own.
+var claudeErrorKinds = map[string][]string{
+	"authentication_failed":  {"authenticat", "unauthori", "not logged in", "log in", "login", "api key", "credential", "sign in"},
+	"oauth_org_not_allowed":  {"authenticat", "unauthori", "organization", "login", "sign in"},
+	"verification_required":  {"verif", "authenticat", "login", "sign in"},
+	"cloud_credential_error": {"credential", "authenticat", "unauthori"},
+	"account_on_hold":        {"account", "billing"},
+	"billing_error":          {"billing", "credit", "payment"},
+	"rate_limit":             {"rate limit", "too many requests", "quota"},
+	"overloaded":             {"overloaded", "capacity", "unavailable"},
+	"server_error":           {"server error", "internal error", "unavailable"},
+	"model_not_found":        {"model not found", "unknown model", "no such model"},
+	"max_output_tokens":      {"max tokens", "output token", "max output"},
+}
+
+// kindPhrases returns the words of Claude's error kinds, folded.
+func kindPhrases(kinds []string) []string {
+	var out []string
+	for _, k := range kinds {
+		for _, p := range claudeErrorKinds[k] {
+			out = append(out, foldText(p))
+		}
+	}
+	return out
 }
 
 // minMessage is the shortest folded candidate looked for: shorter pieces
