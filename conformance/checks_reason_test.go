@@ -121,7 +121,7 @@ func TestAllowedReasons(t *testing.T) {
 // turn that ran then: between the previous turn_end and the turn's own.
 func TestTurnFactsWindows(t *testing.T) {
 	o := &Observation{Case: &Case{Agent: "codex"},
-		Sent: []Sent{{Op: "start", At: 0}, {Op: "interrupt", At: 2 * time.Second}, {Op: "send", At: 4 * time.Second}, {Op: "close", At: 7 * time.Second}},
+		Sent:    []Sent{{Op: "start", At: 0}, {Op: "interrupt", At: 2 * time.Second}, {Op: "send", At: 4 * time.Second}, {Op: "close", At: 7 * time.Second}},
 		Records: []Record{{Kind: "hello"}, {Kind: "turn_end", At: 3 * time.Second}, {Kind: "turn_end", At: 6 * time.Second}, {Kind: "end", At: 8 * time.Second}}}
 	if f := o.turnFacts(0); !f.interrupted || f.closed {
 		t.Errorf("turn 1: interrupted %v, closed %v; want the interrupt only", f.interrupted, f.closed)
