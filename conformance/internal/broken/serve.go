@@ -167,6 +167,9 @@ func (f *filter) rewrite(line []byte) []byte {
 		if k := m["agentconform"]; (k == "turn_end" || k == "end") && m["ok"] == false {
 			m["ok"] = true
 			delete(m, "error")
+			if m["reason"] != nil {
+				m["reason"] = reference.ReasonCompleted
+			}
 			return remarshal(m, line)
 		}
 	case NoFailedTurnEnd:
