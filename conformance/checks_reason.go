@@ -230,14 +230,17 @@ func (o *Observation) jsonAnswer(pid int) map[string]any {
 }
 
 // allowedReasons returns the reasons a failed turn (ok:false) may give,
-// given its facts; nil when the CLI completed it and nothing interrupted
-// it (then ok:false is wrong whatever the reason: lifecycle/reports-success
-// judges that).
+// given its facts.
 func (f turnFacts) allowedReasons() []string {
 	var out []string
 	switch f.said {
 	case ReasonCompleted:
-		// The interrupt lost the race with the CLI's last line.
+		// The stream completed, yet the turn failed: the process did (an
+		// exit status, a signal after the last line), or the adapter did
+		// (a line over its limit); whether ok:false was right at all is
+		// lifecycle/reports-success's to judge. With an interrupt, the
+		// interrupt lost the race with the CLI's last line.
+		out = append(out, ReasonFailed)
 	case ReasonCancelled, ReasonMaxTurns:
 		out = append(out, f.said)
 	case ReasonFailed:
@@ -314,7 +317,7 @@ func judgeTurnReason(o *Observation) Outcome {
 		}
 		f := o.turnFacts(i)
 		allowed := f.allowedReasons()
-		if allowed == nil || slices.Contains(allowed, r.Reason) {
+		if slices.Contains(allowed, r.Reason) {
 			continue
 		}
 		return failf(fmt.Sprintf("turn %d: reason %s (%s)", i+1, strings.Join(allowed, " or "), f.what(o.Case.Agent)),

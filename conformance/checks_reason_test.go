@@ -108,8 +108,8 @@ func TestAllowedReasons(t *testing.T) {
 		{"died", turnFacts{wire: stream}, []string{ReasonFailed}},
 		{"no CLI ran", turnFacts{}, []string{ReasonFailed}},
 		{"text output", turnFacts{wire: text}, []string{ReasonFailed, ReasonMaxTurns}},
-		{"completed", turnFacts{wire: stream, said: ReasonCompleted}, nil},
-		{"completed though interrupted", turnFacts{wire: stream, said: ReasonCompleted, interrupted: true}, []string{ReasonCancelled}},
+		{"completed, then exit 3", turnFacts{wire: stream, said: ReasonCompleted}, []string{ReasonFailed}},
+		{"completed though interrupted", turnFacts{wire: stream, said: ReasonCompleted, interrupted: true}, []string{ReasonFailed, ReasonCancelled}},
 	} {
 		if got := tc.f.allowedReasons(); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
