@@ -68,6 +68,9 @@ var brokenAdapters = []brokenAdapter{
 	{bug: broken.ChunkLines, cases: []string{"codex/single-tool/slicer", "codex/single-tool"},
 		want: each([]string{"codex/single-tool/slicer"}, Fail,
 			"lifecycle/reports-success", "lossless/text", "lossless/tools", "lossless/usage")},
+	// lossless: results paired with calls by their order, not their ids
+	{bug: broken.PairByOrder, cases: []string{"gemini/multi-tool/results-out-of-order", "claude/multi-tool/results-out-of-order", "gemini/multi-tool", "claude/multi-tool"},
+		want: each([]string{"gemini/multi-tool/results-out-of-order", "claude/multi-tool/results-out-of-order"}, Fail, "lossless/tools")},
 	// output (an adapter without hello stops the run: TestNoHelloStopsRun)
 	{bug: broken.LateHello, cases: []string{"codex/plain-text"},
 		want: each([]string{"codex/plain-text"}, Fail, "output/hello")},
@@ -139,6 +142,16 @@ var brokenAdapters = []brokenAdapter{
 	{bug: broken.NoSessionEnded, cases: []string{"claude/single-tool/exit-nonzero", "codex/api-error", "gemini/single-tool/killed", "codex/plain-text"},
 		// The unified stream's grammar wants sessionEnded last, too.
 		want: each([]string{"claude/single-tool/exit-nonzero", "codex/api-error", "gemini/single-tool/killed"}, Fail, "output/valid", "lifecycle/ends-stream")},
+	// An interrupt and a turn limit reported as plain failures; an API
+	// error is one.
+	{bug: broken.ReasonAlwaysFailed, cases: []string{"claude/interrupt", "codex/interrupt", "gemini/single-tool/interrupt-after-2",
+		"claude/multi-turn/interrupt-then-turn", "claude/max-turns", "codex/api-error", "gemini/api-error", "codex/plain-text"},
+		want: each([]string{"claude/interrupt", "codex/interrupt", "gemini/single-tool/interrupt-after-2",
+			"claude/multi-turn/interrupt-then-turn", "claude/max-turns"}, Fail, "lifecycle/turn-reason")},
+	// The CLI's error message lost; Claude's API error still reaches the
+	// caller as the synthetic assistant message's text.
+	{bug: broken.DropErrorText, cases: []string{"codex/api-error", "gemini/api-error-429", "claude/max-turns", "claude/api-error", "codex/interrupt", "codex/plain-text"},
+		want: each([]string{"codex/api-error", "gemini/api-error-429", "claude/max-turns"}, Fail, "lossless/error-text")},
 	// The CLI blocks on its full stderr pipe before its first stdout line;
 	// the adapter gives up on the silent CLI and kills it. The blocked
 	// fake never gets to write out its log record of the stdin EOF it was

@@ -169,6 +169,9 @@ type Record struct {
 	At        time.Duration
 	// Turn is the number of events written before this record.
 	EventsBefore int
+	// Reason is why a turn ended, as its turn_end says (completed,
+	// cancelled, failed, max_turns; "" when the adapter sends none).
+	Reason string
 }
 
 // Sent is one command the runner sent (or SIGINT, in signal mode).
@@ -709,6 +712,7 @@ func (d *driver) handle(al adapterLine) {
 	rec.OK, _ = obj["ok"].(bool)
 	rec.Error, _ = obj["error"].(string)
 	rec.SessionID, _ = obj["session_id"].(string)
+	rec.Reason, _ = obj["reason"].(string)
 	o.Records = append(o.Records, rec)
 	switch kind {
 	case "hello":

@@ -520,6 +520,9 @@ func wireExcerpt(o *Observation) string {
 		t := "adapter: " + r.Kind
 		if r.Kind != "hello" {
 			t += fmt.Sprintf(" ok=%v", r.OK)
+			if r.Reason != "" {
+				t += " reason=" + r.Reason
+			}
 			if r.Error != "" {
 				t += " error=" + strconv.Quote(clip(r.Error, 200))
 			}

@@ -36,6 +36,19 @@ func lostTail(c string, answer bool) map[string]Verdict {
 	return m
 }
 
+// splitCharacters are the cases of the chunk-decode adapters: the unicode
+// fixtures as recorded, with every multibyte character split across two
+// reads, and a stream whose lines are split (in ASCII).
+var splitCharacters = []string{"claude/unicode", "codex/unicode", "gemini/unicode",
+	"claude/unicode/split-characters", "codex/unicode/split-characters", "gemini/unicode/split-characters", "codex/single-tool/slicer"}
+
+// splitCharactersLost is what a correct judge finds there: the answer's
+// text corrupted where the characters were split, and the events no longer
+// the CLI's.
+var splitCharactersLost = merge(
+	each([]string{"claude/unicode/split-characters", "codex/unicode/split-characters", "gemini/unicode/split-characters"}, Fail, "lossless/text"),
+	each([]string{"claude/unicode/split-characters", "codex/unicode/split-characters", "gemini/unicode/split-characters"}, Informational, "lossless/events"))
+
 var scriptedAdapters = []scriptedAdapter{
 	// Issue class: a CLI left running. The adapter sends one SIGTERM and
 	// exits without waiting; the CLI ignores SIGTERM and is still running
@@ -55,6 +68,23 @@ var scriptedAdapters = []scriptedAdapter{
 	// closed its stream at the interrupt.
 	{file: "closed-stream.mjs", cases: []string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt", "codex/interrupt"},
 		want: each([]string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt"}, Crash, "output/records")},
+
+	// The CLI's error kept back, the failure reported by exit status: the
+	// user never learns why. Claude's API error still reaches the caller
+	// as the synthetic assistant message's text.
+	{file: "error-swallowed.mjs", cases: []string{"codex/api-error", "gemini/api-error-429", "claude/max-turns", "claude/api-error", "codex/plain-text"},
+		want: merge(each([]string{"codex/api-error", "gemini/api-error-429", "claude/max-turns"}, Fail, "lossless/error-text"))},
+	// The user's own stop reported as a failure, and a turn limit too.
+	{file: "abort-as-error.py", cases: []string{"codex/interrupt", "gemini/interrupt", "claude/interrupt", "claude/max-turns", "codex/api-error", "codex/single-tool/ignores-sigterm", "codex/plain-text"},
+		// (The ignores-sigterm case interrupts the interrupt fixture: SIGINT
+		// ends it with exit 1 before any escalation.)
+		want: each([]string{"codex/interrupt", "gemini/interrupt", "claude/interrupt", "claude/max-turns", "codex/single-tool/ignores-sigterm"}, Fail, "lifecycle/turn-reason")},
+
+	// Each read decoded by itself (Node chunk.toString(), Python
+	// bytes.decode per read): a character split across reads is lost.
+	// Lines split across reads (the ASCII slicer case) come out whole.
+	{file: "chunk-decode.mjs", cases: splitCharacters, want: splitCharactersLost},
+	{file: "chunk-decode.py", cases: splitCharacters, want: splitCharactersLost},
 
 	// Helpers left behind in a new session and by a double fork: found
 	// by the case's mark in their environment, reported, then reaped.

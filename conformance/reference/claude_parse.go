@@ -303,9 +303,11 @@ func (p *claudeParser) result(l *claudeResult) {
 	t := &terminal{
 		failed:  l.IsError,
 		aborted: l.IsError && strings.HasPrefix(l.TerminalReason, "aborted"),
-		errors:  rawStrings(l.Errors),
-		subtype: l.Subtype,
-		costUSD: l.TotalCostUSD,
+		// -p --max-turns: subtype error_max_turns, terminal_reason max_turns.
+		maxTurns: l.IsError && (l.Subtype == "error_max_turns" || l.TerminalReason == "max_turns"),
+		errors:   rawStrings(l.Errors),
+		subtype:  l.Subtype,
+		costUSD:  l.TotalCostUSD,
 	}
 	if l.DurationMs != nil {
 		t.durationMs = ptr(int64(*l.DurationMs))

@@ -99,7 +99,8 @@ const (
 // result, Codex turn.completed/turn.failed, Gemini result).
 type terminal struct {
 	failed     bool
-	aborted    bool     // Claude: the turn was aborted (terminal_reason aborted_*)
+	aborted    bool     // the caller aborted the turn (Claude terminal_reason aborted_*, Gemini FatalCancellationError)
+	maxTurns   bool     // the turn limit stopped it (Claude error_max_turns, Gemini FatalTurnLimitedError)
 	errText    string   // the failure, in one string
 	errors     []string // Claude's result.errors
 	subtype    string   // Claude's result subtype, passed to the shim

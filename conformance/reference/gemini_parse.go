@@ -159,6 +159,12 @@ func geminiTerminal(l *geminiResult) *terminal {
 		if l.Error != nil && l.Error.Message != "" {
 			t.errText = l.Error.Message
 		}
+		if l.Error != nil {
+			// The error classes of packages/cli/src/nonInteractiveCli.ts:
+			// an abort (exit 130) and the session's turn limit (exit 53).
+			t.aborted = l.Error.Type == "FatalCancellationError"
+			t.maxTurns = l.Error.Type == "FatalTurnLimitedError"
+		}
 	}
 	if s := l.Stats; s != nil {
 		in, cached := int64(s.InputTokens), int64(s.Cached)

@@ -67,6 +67,7 @@ type record struct {
 	OK        *bool    `json:"ok,omitempty"`
 	Error     string   `json:"error,omitempty"`
 	SessionID string   `json:"session_id,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
 }
 
 // session is what Serve needs of a Session, whatever its event type.
@@ -196,7 +197,7 @@ func (s *server) loop(in io.Reader) error {
 		case <-turnDone:
 			res := s.turn.Wait()
 			s.turn = nil
-			s.turnEnd(res.OK, res.Error, res.SessionID)
+			s.turnEnd(res.OK, res.Reason, res.Error, res.SessionID)
 			if !res.OK && !res.Interrupted && res.SessionEnded {
 				s.failure = res.Error
 			}
@@ -296,7 +297,7 @@ func (s *server) handle(c command) bool {
 	case "send":
 		switch {
 		case s.sess == nil:
-			s.turnEnd(false, "send before a session was started", "")
+			s.turnEnd(false, ReasonFailed, "send before a session was started", "")
 		case s.turn != nil:
 			s.queue = append(s.queue, c.Prompt)
 		default:
@@ -316,7 +317,7 @@ func (s *server) handle(c command) bool {
 
 func (s *server) start(c command) {
 	if s.sess != nil {
-		s.turnEnd(false, "start: a session is already running", s.sess.SessionID())
+		s.turnEnd(false, ReasonFailed, "start: a session is already running", s.sess.SessionID())
 		return
 	}
 	cfg, err := s.config(c)
@@ -325,7 +326,7 @@ func (s *server) start(c command) {
 	}
 	if err != nil {
 		s.startErr = err
-		s.turnEnd(false, err.Error(), c.Resume)
+		s.turnEnd(false, ReasonFailed, err.Error(), c.Resume)
 		return
 	}
 	s.send(c.Prompt)
@@ -362,12 +363,13 @@ func (s *server) startSession(cfg Config) (session, error) {
 func (s *server) send(prompt string) {
 	t, err := s.sess.Send(s.ctx, prompt)
 	if err != nil {
-		s.turnEnd(false, err.Error(), s.sess.SessionID())
+		s.turnEnd(false, ReasonFailed, err.Error(), s.sess.SessionID())
 		return
 	}
 	s.turn = t
 }
 
-func (s *server) turnEnd(ok bool, msg, sid string) {
-	s.w.record(record{Kind: "turn_end", OK: &ok, Error: msg, SessionID: sid})
+// turnEnd writes a turn_end record; reason is TurnResult.Reason's word.
+func (s *server) turnEnd(ok bool, reason, msg, sid string) {
+	s.w.record(record{Kind: "turn_end", OK: &ok, Reason: reason, Error: msg, SessionID: sid})
 }

@@ -123,7 +123,7 @@ func StartShim(ctx context.Context, cfg Config, out func(ShimEvent)) (*Session[S
 func Run(ctx context.Context, cfg Config, prompt string, out func(unified.Event)) (TurnResult, error) {
 	s, err := StartUnified(ctx, cfg, out)
 	if err != nil {
-		return TurnResult{Error: err.Error()}, err
+		return TurnResult{Error: err.Error(), Reason: ReasonFailed}, err
 	}
 	res, err := s.Prompt(ctx, prompt)
 	if cerr := s.Close(ctx); err == nil {
@@ -161,7 +161,7 @@ func (s *Session[E]) Send(ctx context.Context, prompt string) (*Turn, error) {
 func (s *Session[E]) Prompt(ctx context.Context, prompt string) (TurnResult, error) {
 	t, err := s.Send(ctx, prompt)
 	if err != nil {
-		return TurnResult{SessionID: s.tr.SessionID(), Error: err.Error()}, err
+		return TurnResult{SessionID: s.tr.SessionID(), Error: err.Error(), Reason: ReasonFailed}, err
 	}
 	return t.Wait(), nil
 }

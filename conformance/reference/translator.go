@@ -65,6 +65,33 @@ type TurnResult struct {
 	// SessionEnded is true when the turn ended the session: no further
 	// turn can be sent.
 	SessionEnded bool
+	// Reason is why the turn ended, in the words of the harness's turn_end
+	// (conformance/HARNESS.md): completed, cancelled, max_turns (the CLI
+	// stopped at the caller's turn limit) or failed (anything else,
+	// a timeout included).
+	Reason string
+}
+
+// The reasons of TurnResult.Reason.
+const (
+	ReasonCompleted = "completed"
+	ReasonCancelled = "cancelled"
+	ReasonFailed    = "failed"
+	ReasonMaxTurns  = "max_turns"
+)
+
+// turnReason names a turn's outcome in TurnResult.Reason's words.
+func turnReason(oc outcome, term *terminal) string {
+	switch oc {
+	case outcomeCompleted:
+		return ReasonCompleted
+	case outcomeCancelled:
+		return ReasonCancelled
+	}
+	if oc == outcomeFailed && term != nil && term.maxTurns {
+		return ReasonMaxTurns
+	}
+	return ReasonFailed
 }
 
 // parser reads one CLI's stream into facts.
@@ -274,11 +301,12 @@ func (c *core[E]) EndTurn(end TurnEnd) ([]E, TurnResult) {
 		Error:       errText,
 		Interrupted: oc == outcomeCancelled,
 		TimedOut:    oc == outcomeTimeout,
+		Reason:      turnReason(oc, term),
 	}
 	if c.ended {
 		res.SessionID, res.SessionEnded = c.SessionID(), true
 		if res.OK {
-			res.OK, res.Error = false, "the session has ended"
+			res.OK, res.Error, res.Reason = false, "the session has ended", ReasonFailed
 		}
 		return nil, res
 	}

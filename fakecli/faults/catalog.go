@@ -136,10 +136,11 @@ var (
 // defs is the catalogue, in the order Catalog lists it.
 var defs = []*faultDef{
 	{name: "slicer", kind: "pipe", wrap: wrapSlicer,
-		desc: "Splits every stdout line across several writes at offsets chosen by the seed, so a reader sees lines in pieces (max=1: one byte per write). Catches adapters that treat one read as one line.",
+		desc: "Splits every stdout line across several writes at offsets chosen by the seed, so a reader sees lines in pieces (max=1: one byte per write; utf8=1: inside every multibyte UTF-8 character instead, after its first byte). Catches adapters that treat one read as one line, and (utf8=1) adapters that decode each read by itself, which turns a character split across reads into U+FFFD.",
 		params: []paramDef{
 			intParam("max", 1, maxLineSize, "random, 1 to the line's length", false, "largest write in bytes"),
 			intParam("delay_us", 0, 10_000_000, "0", true, "pause between the writes of one line, in microseconds"),
+			intParam("utf8", 0, 1, "0", true, "1: cut each line after the first byte of every multibyte UTF-8 character, and nowhere else (max is then not used)"),
 		}},
 	{name: "latency", kind: "pipe", wrap: wrapLatency,
 		desc: "Sleeps before every stdout line. Catches adapters with too-short read timeouts.",

@@ -74,6 +74,7 @@ func TestParseDefaults(t *testing.T) {
 		"stderr_flood.bytes": int64(4 << 20), "die.signal": "SIGKILL", "banner.text": defaultBanner, "banner.at": int64(1),
 		"exit_mid_line.code": int64(1), "limit_data.bytes": int64(4096), "pipe_cut.at": int64(65536), "ladder.size": int64(1048577),
 		"latency.ms": int64(100), "latency.jitter": int64(0), "bandwidth.bps": int64(16384), "slicer.delay_us": int64(0),
+		"slicer.utf8": int64(0),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)

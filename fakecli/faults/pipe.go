@@ -121,14 +121,32 @@ type slicer struct {
 	rng   *rand.Rand
 	max   int
 	delay time.Duration
+	utf8  bool
 }
 
 func wrapSlicer(p *Plan, f *fault, w io.Writer, _ *ender) io.Writer {
 	return &slicer{once: once{p: p, f: f}, w: w, rng: f.rng(p.seed, streamWriter),
-		max: int(f.ints["max"]), delay: time.Duration(f.ints["delay_us"]) * time.Microsecond}
+		max: int(f.ints["max"]), delay: time.Duration(f.ints["delay_us"]) * time.Microsecond, utf8: f.ints["utf8"] == 1}
+}
+
+// runeCuts returns where utf8=1 cuts b: after the lead byte of every
+// multibyte UTF-8 sequence (a byte 0xC2 to 0xF4 followed by a
+// continuation byte), so that each such character is split across two
+// writes; len(b) last.
+func runeCuts(b []byte) []int {
+	var cuts []int
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] >= 0xC2 && b[i] <= 0xF4 && b[i+1]&0xC0 == 0x80 {
+			cuts = append(cuts, i+1)
+		}
+	}
+	return append(cuts, len(b))
 }
 
 func (s *slicer) Write(b []byte) (int, error) {
+	if s.utf8 {
+		return s.writeRunes(b)
+	}
 	if !s.done && s.max > 0 {
 		s.record(fmt.Sprintf("every stdout write split into writes of 1 to %d bytes, from the first write on", s.max))
 	} else if !s.done {
@@ -150,6 +168,25 @@ func (s *slicer) Write(b []byte) (int, error) {
 			s.p.sleep(s.delay)
 		}
 		m, err := writeAll(s.w, b[done:done+n])
+		done += m
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// writeRunes writes b in pieces cut inside its multibyte characters.
+func (s *slicer) writeRunes(b []byte) (int, error) {
+	if !s.done {
+		s.record("every stdout write split inside each of its multibyte UTF-8 characters, after the first byte, from the first write on")
+	}
+	done := 0
+	for _, cut := range runeCuts(b) {
+		if done > 0 && s.delay > 0 {
+			s.p.sleep(s.delay)
+		}
+		m, err := writeAll(s.w, b[done:cut])
 		done += m
 		if err != nil {
 			return done, err

@@ -75,6 +75,34 @@ func TestSlicerDelay(t *testing.T) {
 	}
 }
 
+func TestSlicerUTF8(t *testing.T) {
+	p, s := mustParse(t, "slicer:utf8=1,delay_us=100", 1)
+	var rec recorder
+	line := []byte("{\"text\":\"a é — 日 🎉 z\"}\n")
+	writeLines(t, p.Stdout(&rec, nil), [][]byte{line})
+	if !bytes.Equal(rec.joined(), line) {
+		t.Fatal("the writes do not add up to the line")
+	}
+	// é (2 bytes), — (3), 日 (3), 🎉 (4): each cut after its first byte.
+	var got []string
+	for _, w := range rec.writes {
+		got = append(got, string(w))
+	}
+	want := []string{"{\"text\":\"a \xc3", "\xa9 \xe2", "\x80\x94 \xe6", "\x97\xa5 \xf0", "\x9f\x8e\x89 z\"}\n"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("writes %q, want %q", got, want)
+	}
+	if len(s.d) != 4 {
+		t.Errorf("sleeps = %v, want 4", s.d)
+	}
+	var ascii recorder
+	p, _ = mustParse(t, "slicer:utf8=1", 1)
+	writeLines(t, p.Stdout(&ascii, nil), [][]byte{[]byte("plain ascii\n")})
+	if len(ascii.writes) != 1 {
+		t.Errorf("an ASCII line went out in %d writes, want 1", len(ascii.writes))
+	}
+}
+
 // boundaries are the sizes of the writes a slicer makes of a stream.
 func boundaries(t *testing.T, spec string, seed int64, in [][]byte) []int {
 	p, _ := mustParse(t, spec, seed)

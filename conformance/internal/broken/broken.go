@@ -68,6 +68,19 @@ const (
 	StdoutLog Bug = "stdout-log"
 	// NoFailedTurnEnd writes no turn_end for a turn that failed.
 	NoFailedTurnEnd Bug = "no-failed-turn-end"
+	// ReasonAlwaysFailed gives every turn that did not succeed the reason
+	// failed, as a library that knows only success and error does: an
+	// interrupted turn, a turn limit, an API error alike.
+	ReasonAlwaysFailed Bug = "reason-always-failed"
+	// DropErrorText loses the CLI's error message: turn_end, end and
+	// sessionEnded say only that the turn failed, the notices that carry
+	// the CLI's errors are dropped, and no reason is given (a wrapper
+	// whose error is "claude exited with code 1").
+	DropErrorText Bug = "drop-error-text"
+	// PairByOrder gives each tool result to the oldest call still open,
+	// not to the call it names (a queue of pending calls): results that
+	// come in another order than their calls go to the wrong calls.
+	PairByOrder Bug = "pair-by-order"
 )
 
 // Bugs of the naive adapter.
@@ -117,7 +130,8 @@ const (
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
-	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello}
+	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello,
+	ReasonAlwaysFailed, DropErrorText, PairByOrder}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines}

@@ -86,6 +86,7 @@ type filter struct {
 	out   *lines
 	buf   []byte
 	state map[string]string // per bug: what it has seen so far
+	open  []string          // PairByOrder: the tools started and not completed, oldest first
 }
 
 // command returns the command line Serve gets for line (nil: none).
@@ -166,6 +167,9 @@ func (f *filter) rewrite(line []byte) []byte {
 		if k := m["agentconform"]; (k == "turn_end" || k == "end") && m["ok"] == false {
 			m["ok"] = true
 			delete(m, "error")
+			if m["reason"] != nil {
+				m["reason"] = reference.ReasonCompleted
+			}
 			return remarshal(m, line)
 		}
 	case NoFailedTurnEnd:
@@ -175,6 +179,25 @@ func (f *filter) rewrite(line []byte) []byte {
 	case NoSessionEnded:
 		if m["type"] == "sessionEnded" && m["reason"] != "completed" {
 			return nil
+		}
+	case ReasonAlwaysFailed:
+		if m["agentconform"] == "turn_end" && m["ok"] == false {
+			m["reason"] = reference.ReasonFailed
+			return remarshal(m, line)
+		}
+	case DropErrorText:
+		switch {
+		case m["agentconform"] == "turn_end" || m["agentconform"] == "end":
+			delete(m, "reason")
+			if m["ok"] == false {
+				m["error"] = "the CLI failed"
+			}
+			return remarshal(m, line)
+		case m["type"] == "sessionEnded" && m["error"] != nil:
+			m["error"] = "the CLI failed"
+			return remarshal(m, line)
+		case m["type"] == "textChunk" && m["role"] == nil:
+			return nil // a notice: the CLI's errors of a failed turn
 		}
 	case SwapToolIDs:
 		switch m["type"] {
@@ -205,6 +228,18 @@ func (f *filter) rewrite(line []byte) []byte {
 		if m["type"] == "textChunk" && m["role"] != "user" && m["content"] != "" && f.state["dropped"] == "" {
 			f.state["dropped"] = "yes"
 			return nil
+		}
+	case PairByOrder:
+		switch m["type"] {
+		case "toolStarted":
+			id, _ := m["toolId"].(string)
+			f.open = append(f.open, id)
+		case "toolCompleted":
+			if len(f.open) == 0 {
+				break
+			}
+			m["toolId"], f.open = f.open[0], f.open[1:]
+			return remarshal(m, line)
 		}
 	case DropUsage:
 		switch m["type"] {
