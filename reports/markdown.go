@@ -168,7 +168,7 @@ func mdStale(doc *Document) string {
 			b.WriteString("### Stale baseline entries\n\nThese no longer fail: delete them from the baseline.\n\n")
 		}
 		for _, s := range r.Gate.Stale {
-			fmt.Fprintf(&b, "- `%s` (%s)\n", mdCodeText(s), mdText(runLabel(r)))
+			fmt.Fprintf(&b, "- `%s` (%s)\n", mdCodeText(s), mdText(RunLabel(r)))
 		}
 	}
 	if b.Len() > 0 {
@@ -273,7 +273,7 @@ func mdFoot(doc *Document, o MarkdownOptions) string {
 	sort.Strings(meta)
 	var seeds []string
 	for _, r := range doc.Runs {
-		s := fmt.Sprintf("%s: seed %d", runLabel(r), r.Meta.Seed)
+		s := fmt.Sprintf("%s: seed %d", RunLabel(r), r.Meta.Seed)
 		if r.Meta.Incomplete {
 			s += ", INCOMPLETE (interrupted; only the cases that finished)"
 		}

@@ -44,7 +44,7 @@ func buildMatrix(doc *Document) *matrix {
 	used := map[string]int{}
 	rows := map[string]*matrixRow{}
 	for _, r := range doc.Runs {
-		name := runLabel(r)
+		name := RunLabel(r)
 		used[name]++
 		if used[name] > 1 {
 			name = fmt.Sprintf("%s (%d)", name, used[name])
@@ -230,9 +230,9 @@ func lineDiff(expected, actual string) string {
 	return s.String()
 }
 
-// runLabel names a run in reports: its adapter, and the CLI versions it
+// RunLabel names a run in reports: its adapter, and the CLI versions it
 // was asked to replay ("reference/unified @ claude 2.1.329").
-func runLabel(r *conformance.Results) string {
+func RunLabel(r *conformance.Results) string {
 	name := r.Meta.Adapter
 	if name == "" {
 		name = "adapter"
