@@ -13,7 +13,7 @@ import (
 // TestCaptureE2E is the end-to-end proof: it installs a real CLI from npm
 // (Codex by default: of the three it installs fastest, about 7 s against
 // 7 s for Claude Code and 14 s for Gemini CLI, and it starts fastest),
-// captures the five compliance scenarios of seed 001 §7 against the mock
+// captures the five compliance scenarios of the shim profile against the mock
 // model API, and requires every transcript to validate with no violation
 // under the observed profile, with no attempt to leave loopback.
 //

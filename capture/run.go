@@ -421,7 +421,7 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		KillGrace: 5 * time.Second, DrainWait: 2 * time.Second,
 	}
 	// Gemini's launcher ignores SIGINT and SIGTERM and relaunches the CLI
-	// as its child (protocols.md §3.4), so its interrupts go to the whole
+	// as its child (docs/protocols/gemini.md#signals), so its interrupts go to the whole
 	// process group, as the reference adapters send them; a shell that
 	// writes its pid (the group's id) and execs the CLI tells the driver
 	// which group that is.

@@ -17,7 +17,7 @@ type Scenario struct {
 	Name string
 	// Summary says what the scenario shows, for listings.
 	Summary string
-	// Compliance marks the five compliance scenarios of seed 001 §7.
+	// Compliance marks the five compliance scenarios of the shim profile (docs/protocols/shim.md#compliance).
 	Compliance bool
 	plan       func(cli string) *plan
 }

@@ -51,7 +51,7 @@ func (v Verdict) Failed(strict bool) bool {
 // Family groups checks (and names the JUnit test suites of reports).
 type Family string
 
-// The check families of issue 4's catalogue.
+// The check families of the catalogue.
 const (
 	FamilyOutput     Family = "output"
 	FamilyLossless   Family = "lossless"

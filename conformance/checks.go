@@ -8,18 +8,39 @@ import (
 	"github.com/agentconform/agentconform/finding"
 )
 
-// Sources of the checks' requirements.
+// Sources of the checks' requirements: sections of the protocol reference
+// (docs/protocols) that say what each check enforces and on what evidence.
+// A new check picks one, or adds a constant for the section that says what
+// it needs.
 const (
-	srcHarness   = "conformance/HARNESS.md"
-	srcIssue     = "agentconform issue 4 (Checks)"
-	srcClaudeCtl = "protocols.md §1.3"
-	srcClaudeInt = "protocols.md §1.5"
-	srcCodexInv  = "protocols.md §2.1"
-	srcCodexSig  = "protocols.md §2.4"
-	srcGemini    = "protocols.md §3.1, §3.4"
-	srcBuffers   = "protocols.md §1.6, §2.5; seed 001 §1 Chunking & Buffer Limits"
-	srcSeed001   = "seed 001 §2 Strictness Rules"
-	srcForward   = "protocols.md §1.2 (ignore unknown fields and types)"
+	srcHarness         = "docs/protocols/unified.md#harness"
+	srcHello           = "docs/protocols/unified.md#hello"
+	srcProfiles        = "docs/protocols/unified.md#profiles"
+	srcRecords         = "docs/protocols/unified.md#records"
+	srcTurnEnd         = "docs/protocols/unified.md#turn-end"
+	srcTurnReasons     = "docs/protocols/unified.md#turn-end-reasons"
+	srcEnding          = "docs/protocols/unified.md#ending"
+	srcPrompt          = "docs/protocols/unified.md#prompt"
+	srcResume          = "docs/protocols/unified.md#session-resume"
+	srcInterrupt       = "docs/protocols/unified.md#interrupt"
+	srcLines           = "docs/protocols/unified.md#lines"
+	srcLeftovers       = "docs/protocols/unified.md#leftovers"
+	srcLossless        = "docs/protocols/unified.md#lossless"
+	srcUsage           = "docs/protocols/unified.md#usage"
+	srcForward         = "docs/protocols/unified.md#forward-compat"
+	srcShimErrors      = "docs/protocols/shim.md#errors"
+	srcClaudeCtl       = "docs/protocols/claude.md#permission"
+	srcClaudeInt       = "docs/protocols/claude.md#interrupt"
+	srcClaudeCancel    = "docs/protocols/claude.md#control-cancel"
+	srcClaudeStdin     = "docs/protocols/claude.md#stdin-close"
+	srcClaudeShutdown  = "docs/protocols/claude.md#sdk-shutdown"
+	srcCodexInv        = "docs/protocols/codex.md#stdin"
+	srcCodexSig        = "docs/protocols/codex.md#signals"
+	srcGemini          = "docs/protocols/gemini.md#signals"
+	srcGeminiStdin     = "docs/protocols/gemini.md#stdin"
+	srcInvocation      = "docs/protocols/claude.md#invocation; docs/protocols/codex.md#invocation; docs/protocols/gemini.md#invocation"
+	srcInterruptPassed = srcClaudeInt + "; docs/protocols/claude.md#sigint; " + srcCodexSig + "; " + srcGemini
+	srcNativeEvents    = "docs/protocols/claude.md#stdout; docs/protocols/codex.md#events; docs/protocols/gemini.md#events"
 )
 
 // interruptDeadline is how soon after the interrupt the adapter must

@@ -10,10 +10,10 @@ import (
 // The buffer family.
 var (
 	CheckLineIntact = register(&Check{Family: FamilyBuffer, Rule: rule("buffer/line-intact", "MUST",
-		"A line of up to 1 MiB (1,048,576 bytes) reaches the caller intact; a longer line arrives intact, or the turn fails with a clear error that names the size or the limit: never silent loss. Judged where the adapter asked the CLI for a JSON stream.", srcBuffers),
+		"A line of up to 1 MiB (1,048,576 bytes) reaches the caller intact; a longer line arrives intact, or the turn fails with a clear error that names the size or the limit: never silent loss. Judged where the adapter asked the CLI for a JSON stream.", srcLines),
 		Applies: needs("", func(c *Case) bool { return c.Expect.LineSize > 0 }), Judge: judgeLineIntact})
 	CheckGoesOn = register(&Check{Family: FamilyBuffer, Rule: rule("buffer/session-goes-on", "MUST",
-		"After a long line the adapter neither hangs nor dies: it finishes the session with its end record.", srcBuffers),
+		"After a long line the adapter neither hangs nor dies: it finishes the session with its end record.", srcLines),
 		Applies: needs("", func(c *Case) bool { return c.Expect.LineSize > 0 }), Judge: judgeEnded})
 )
 
@@ -51,7 +51,7 @@ func judgeLineIntact(o *Observation) Outcome {
 		return pass()
 	}
 	if o.Hello != nil && o.Hello.Profile == "shim" && clippedWithNote(o.Events, long) {
-		// Seed 001 asks shims to keep lines under ~100 KB and to "chunk or
+		// The shim contract asks shims to keep lines under ~100 KB and to "chunk or
 		// summarize" big payloads: a clip that keeps the start and says how
 		// much was cut is what the contract wants.
 		return pass()

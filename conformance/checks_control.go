@@ -11,7 +11,7 @@ var (
 		"Every can_use_tool request is answered exactly once, with its request_id and the decision the permission policy implies.", srcClaudeCtl),
 		Applies: agentIs("claude"), Judge: judgeCanUseTool})
 	CheckEnvelope = register(&Check{Family: FamilyControl, Rule: rule("control/interrupt-envelope", "MUST",
-		"Where Claude reads stream-json on stdin, an interrupt is sent inside the control_request envelope; a bare {\"subtype\":\"interrupt\"} is silently ignored by the CLI.", srcClaudeCtl),
+		"Where Claude reads stream-json on stdin, an interrupt is sent inside the control_request envelope; a bare {\"subtype\":\"interrupt\"} is silently ignored by the CLI.", srcClaudeInt),
 		Applies: func(c *Case, h *Hello) (bool, string) {
 			if c.Agent != "claude" || c.Interrupt == nil {
 				return false, "applies to Claude interrupt cases only"
@@ -19,7 +19,7 @@ var (
 			return needs("interrupt", func(*Case) bool { return true })(c, h)
 		}, Judge: judgeEnvelope})
 	CheckAfterCancel = register(&Check{Family: FamilyControl, Rule: rule("control/no-response-after-cancel", "MUST",
-		"No control_response is sent for a request the CLI withdrew with control_cancel_request.", srcClaudeInt),
+		"No control_response is sent for a request the CLI withdrew with control_cancel_request.", srcClaudeCancel),
 		Applies: agentIs("claude"), Judge: judgeAfterCancel})
 )
 

@@ -10,13 +10,13 @@ import (
 // The interrupt family.
 var (
 	CheckPassedOn = register(&Check{Family: FamilyInterrupt, Rule: rule("interrupt/passed-on", "MUST",
-		"After the caller's interrupt, and before it reports the turn over, the adapter passes the interrupt to the CLI the way the CLI needs: a control request on a stream-json Claude's stdin, else a signal (or a kill). Judged only on evidence the CLI saw: a signal it logged, the control request on its stdin, or its death by SIGKILL before the runner killed anything.", srcClaudeInt+"; "+srcCodexSig+"; protocols.md §3.4"),
+		"After the caller's interrupt, and before it reports the turn over, the adapter passes the interrupt to the CLI the way the CLI needs: a control request on a stream-json Claude's stdin, else a signal (or a kill). Judged only on evidence the CLI saw: a signal it logged, the control request on its stdin, or its death by SIGKILL before the runner killed anything.", srcInterruptPassed),
 		Applies: needs("interrupt", func(c *Case) bool { return c.Interrupt != nil }), Judge: judgePassedOn})
 	CheckCancelled = register(&Check{Family: FamilyInterrupt, Rule: rule("interrupt/cancelled-ending", "MUST",
-		"After an interrupt the adapter reports the turn as not successful (cancelled) within 7 seconds: the 5-second SIGKILL grace common in SDKs plus a 2-second margin.", srcIssue),
+		"After an interrupt the adapter reports the turn as not successful (cancelled) within 7 seconds: the 5-second SIGKILL grace common in SDKs plus a 2-second margin.", srcInterrupt),
 		Applies: needs("interrupt", func(c *Case) bool { return c.Interrupt != nil }), Judge: judgeCancelled})
 	CheckEscalates = register(&Check{Family: FamilyInterrupt, Rule: rule("interrupt/escalates", "MUST",
-		"A CLI that ignores SIGTERM is killed (SIGKILL): no CLI process outlives the adapter.", srcIssue+"; protocols.md §1.5 (SDKs: SIGTERM, then SIGKILL)"),
+		"A CLI that ignores SIGTERM is killed (SIGKILL): no CLI process outlives the adapter.", srcInterrupt+"; "+srcClaudeShutdown),
 		Applies: needs("interrupt", func(c *Case) bool { return c.Expect.IgnoresSIGTERM }), Judge: judgeReapsCLI})
 	CheckNextTurn = register(&Check{Family: FamilyInterrupt, Rule: rule("interrupt/next-turn", "MUST",
 		"Where the CLI allows it (Claude keeps its process), a further turn works after an interrupt: the next prompt reaches the CLI, which completes it, and the adapter reports it successful.", srcClaudeInt),

@@ -11,13 +11,13 @@ import (
 // The invocation family.
 var (
 	CheckFlags = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/flags", "MUST",
-		"Every CLI invocation is accepted by the real CLI's flag grammar.", "protocols.md §1.1, §2.1, §3.1"),
+		"Every CLI invocation is accepted by the real CLI's flag grammar.", srcInvocation),
 		Applies: always, Judge: judgeFlags})
 	CheckStdinEOF = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/stdin-closed", "MUST",
-		"Codex and Gemini get their stdin closed: they read it to EOF before they start.", srcCodexInv+"; protocols.md §3.5"),
+		"Codex and Gemini get their stdin closed: they read it to EOF before they start.", srcCodexInv+"; "+srcGeminiStdin),
 		Applies: agentIs("codex", "gemini"), Judge: judgeStdinClosed})
 	CheckClaudeStdin = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/claude-stdin", "MUST",
-		"A single-turn Claude run closes stdin after the result; a multi-turn run keeps one process and its stdin open until the last result.", "protocols.md §1.1, §1.7"),
+		"A single-turn Claude run closes stdin after the result; a multi-turn run keeps one process and its stdin open until the last result.", srcClaudeStdin),
 		Applies: func(c *Case, h *Hello) (bool, string) {
 			if c.Agent != "claude" || !normalCase(c) {
 				return false, "applies to Claude cases the CLI completes"
@@ -25,7 +25,7 @@ var (
 			return true, ""
 		}, Judge: judgeClaudeStdin})
 	CheckResume = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/resume-id", "MUST",
-		"A resumed turn passes the session id from system/init, thread.started or init.", "protocols.md §1.1, §2.1, §3.1"),
+		"A resumed turn passes the session id from system/init, thread.started or init.", srcResume),
 		Applies: needs("multi_turn", multiTurn), Judge: judgeResume})
 )
 
@@ -180,7 +180,7 @@ func judgeResume(o *Observation) Outcome {
 
 // CheckPrompt: the caller's prompt reaches the CLI as the caller wrote it.
 var CheckPrompt = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/prompt", "MUST",
-	"The caller's first prompt reaches the CLI unchanged (white space aside): as an argument, as stdin, or as the text of a stream-json user message; never wrapped (\"Human: ...\") or cut.", srcHarness),
+	"The caller's first prompt reaches the CLI unchanged (white space aside): as an argument, as stdin, or as the text of a stream-json user message; never wrapped (\"Human: ...\") or cut.", srcPrompt),
 	Applies: always, Judge: judgePrompt})
 
 func judgePrompt(o *Observation) Outcome {

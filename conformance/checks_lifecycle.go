@@ -11,22 +11,22 @@ import (
 // The lifecycle family.
 var (
 	CheckReportsFailure = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/reports-failure", "MUST",
-		"When the CLI fails (exits mid-line, exits without a terminal event, exits non-zero, is killed, reports an API error, stalls), the adapter reports failure, not success.", srcIssue+"; "+srcSeed001),
+		"When the CLI fails (exits mid-line, exits without a terminal event, exits non-zero, is killed, reports an API error, stalls), the adapter reports failure, not success.", srcTurnEnd+"; "+srcTurnReasons),
 		Applies: needs("", func(c *Case) bool { return c.Expect.TurnFails }), Judge: judgeReportsFailure})
 	CheckReportsSuccess = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/reports-success", "MUST",
-		"When the CLI completes the turn, the adapter reports success (noise such as a banner or a stderr flood is no failure).", srcIssue),
+		"When the CLI completes the turn, the adapter reports success (noise such as a banner or a stderr flood is no failure).", srcTurnEnd),
 		Applies: needs("", normalCase), Judge: judgeReportsSuccess})
 	CheckEnds = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/ends-stream", "MUST",
-		"Whatever the CLI does, the adapter ends its stream properly: the profile's terminal event (unified sessionEnded, shim result) and its end record.", srcIssue+"; "+srcSeed001+" (emit result even after errors)"),
+		"Whatever the CLI does, the adapter ends its stream properly: the profile's terminal event (unified sessionEnded, shim result) and its end record.", srcRecords+"; "+srcShimErrors),
 		Applies: always, Judge: judgeEndsStream})
 	CheckEndingDelivered = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/ending-delivered", "MUST",
-		"A turn the adapter reports successful handed its caller the end of that turn: its terminal event (unified turnCompleted, shim result, the CLI's own terminal event where a native adapter hands on the CLI's events), or else its final text (a native adapter with its own view of the stream, a text or JSON answer). A reader that stops early (a scanner closed under it, its error never checked) loses exactly this.", srcIssue),
+		"A turn the adapter reports successful handed its caller the end of that turn: its terminal event (unified turnCompleted, shim result, the CLI's own terminal event where a native adapter hands on the CLI's events), or else its final text (a native adapter with its own view of the stream, a text or JSON answer). A reader that stops early (a scanner closed under it, its error never checked) loses exactly this.", srcEnding),
 		Applies: always, Judge: judgeEndingDelivered})
 	CheckReaps = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/reaps-cli", "MUST",
-		"No CLI process outlives the adapter: judged after the adapter exits and its CLIs have had a second to follow, before the runner kills anything.", srcIssue),
+		"No CLI process outlives the adapter: judged after the adapter exits and its CLIs have had a second to follow, before the runner kills anything.", srcLeftovers),
 		Applies: always, Judge: judgeReapsCLI})
 	CheckNoStray = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/no-stray-process", "MUST",
-		"No other process the adapter started (a wrapper, a server, a daemon, a grandchild in a new session) outlives it: judged as lifecycle/reaps-cli is.", srcIssue),
+		"No other process the adapter started (a wrapper, a server, a daemon, a grandchild in a new session) outlives it: judged as lifecycle/reaps-cli is.", srcLeftovers),
 		Applies: always, Judge: judgeNoStray})
 )
 

@@ -27,16 +27,16 @@ import (
 // events, wherever it put it.
 var (
 	CheckLosslessText = register(&Check{Family: FamilyLossless, Rule: rule("lossless/text", "MUST",
-		"The assistant text the CLI sent reaches the caller: for unified and shim adapters exactly (concatenated, nothing lost, nothing invented); for native adapters every text block, in whatever events the adapter uses.", "seed 000 §7.1 (Lossless); "+srcIssue),
+		"The assistant text the CLI sent reaches the caller: for unified and shim adapters exactly (concatenated, nothing lost, nothing invented); for native adapters every text block, in whatever events the adapter uses.", srcLossless),
 		Applies: losslessApplies, Judge: judgeLosslessText})
 	CheckLosslessTools = register(&Check{Family: FamilyLossless, Rule: rule("lossless/tools", "MUST",
-		"Every tool call the CLI reported reaches the caller with its input, result, success and error, paired with the right call; ids, names and shapes are the adapter's choice.", "seed 000 §7.1 (Lossless); "+srcIssue),
+		"Every tool call the CLI reported reaches the caller with its input, result, success and error, paired with the right call; ids, names and shapes are the adapter's choice.", srcLossless),
 		Applies: losslessApplies, Judge: judgeLosslessTools})
 	CheckLosslessUsage = register(&Check{Family: FamilyLossless, Rule: rule("lossless/usage", "MUST",
-		"The token usage the CLI reported (input and output tokens, and Claude's total_cost_usd where the adapter hands on the CLI's own view) reaches the caller.", "seed 000 §7.2 TokenUsage; seed 001 §6; "+srcIssue),
+		"The token usage the CLI reported (input and output tokens, and Claude's total_cost_usd where the adapter hands on the CLI's own view) reaches the caller.", srcUsage),
 		Applies: losslessApplies, Judge: judgeLosslessUsage})
 	CheckLosslessEvents = register(&Check{Family: FamilyLossless, Rule: rule("lossless/events", "INFO",
-		"Whether a native adapter hands its caller the CLI's events unchanged (control messages aside), in order. Informational: re-serialising or adding events loses nothing.", "protocols.md §1.2, §2.2, §3.2"),
+		"Whether a native adapter hands its caller the CLI's events unchanged (control messages aside), in order. Informational: re-serialising or adding events loses nothing.", srcNativeEvents),
 		Applies: func(c *Case, h *Hello) (bool, string) {
 			if ok, why := losslessApplies(c, h); !ok {
 				return false, why

@@ -14,13 +14,13 @@ import (
 // The output family.
 var (
 	CheckHello = register(&Check{Family: FamilyOutput, Rule: rule("output/hello", "MUST",
-		"The adapter writes one hello record, before any event, naming its profile and agents.", srcHarness),
+		"The adapter writes one hello record, before any event, naming its profile and agents.", srcHello),
 		Applies: always, Judge: judgeHello})
 	CheckValid = register(&Check{Family: FamilyOutput, Rule: rule("output/valid", "MUST",
-		"Every line the adapter writes is valid for its declared profile: for unified and shim, schema-valid JSON objects in the profile's order with ids paired; for native (the adapter's own view of the CLI's events), JSON objects.", srcHarness+"; seed 000 §8.1; seed 001 §1-§2"),
+		"Every line the adapter writes is valid for its declared profile: for unified and shim, schema-valid JSON objects in the profile's order with ids paired; for native (the adapter's own view of the CLI's events), JSON objects.", srcProfiles),
 		Applies: always, Judge: judgeValid})
 	CheckRecords = register(&Check{Family: FamilyOutput, Rule: rule("output/records", "MUST",
-		"The adapter writes a turn_end record after every turn it ran and one end record last.", srcHarness),
+		"The adapter writes a turn_end record after every turn it ran and one end record last.", srcRecords),
 		Applies: always, Judge: judgeRecords})
 )
 

@@ -24,7 +24,7 @@ const (
 	Gemini Dialect = "gemini"
 	// UnifiedEvents is the stream of §8.1 unified events an adapter emits.
 	UnifiedEvents Dialect = "unified"
-	// ShimEvents is the seed 001 Claude-compatible stream a shim emits.
+	// ShimEvents is the Claude-compatible stream a shim emits (docs/protocols/shim.md).
 	ShimEvents Dialect = "shim"
 )
 

@@ -197,7 +197,7 @@ func claudeInterrupt(t *testing.T, mode string) {
 	noProtocolErrors(t, procs)
 
 	// What the CLI writes on an interrupt request during a tool
-	// (protocols.md §1.5), made up by the fake after line 7: the receipt,
+	// (docs/protocols/claude.md#interrupt), made up by the fake after line 7: the receipt,
 	// the tool's error result and "[Request interrupted by user for tool
 	// use]" (the shapes of the fixture's SIGINT branch, lines 18 and 19),
 	// and the turn's result (line 14) made an error_during_execution /
@@ -241,7 +241,7 @@ func claudeInterrupt(t *testing.T, mode string) {
 		t.Errorf("the SDK never closed claude's stdin")
 	}
 	// After an interrupted turn the real CLI exits 1 at stdin EOF
-	// (protocols.md §1.5); the SDK then fails the stream with the
+	// (docs/protocols/claude.md#interrupt); the SDK then fails the stream with the
 	// interrupted result's error. Either way, end must agree with the exit.
 	exit := p.exit()
 	t.Logf("after the interrupted turn and stdin EOF, claude ended with %s; the driver's end record: %s", exit, clip(end.raw))

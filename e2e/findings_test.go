@@ -453,7 +453,7 @@ func TestSDKsNodeOptions(t *testing.T) {
 }
 
 // TestClaudeSDKInterruptedThenExit1: after an interrupted turn the real CLI
-// exits 1 when stdin closes (protocols.md §1.5). The fake exits 0 there
+// exits 1 when stdin closes (docs/protocols/claude.md#exit-codes). The fake exits 0 there
 // (reported as a fake bug), so this copy of claude/interrupt ends with
 // exit 1 instead, and pins what the SDK makes of it.
 func TestClaudeSDKInterruptedThenExit1(t *testing.T) {
@@ -489,7 +489,7 @@ func TestClaudeSDKInterruptedThenExit1(t *testing.T) {
 }
 
 // TestCodexSDKDuplicateKey: codex 0.169.0 writes web_search items with two
-// "id" keys (item_1, then the raw ws_... id; protocols.md §2.2). The SDK's
+// "id" keys (item_1, then the raw ws_... id; docs/protocols/codex.md#items). The SDK's
 // JSON.parse keeps the last, so its caller never sees item_1.
 func TestCodexSDKDuplicateKey(t *testing.T) {
 	t.Parallel()

@@ -17,7 +17,7 @@ import (
 )
 
 // claudeVersion is the version the fake claims when its transcript does
-// not say (protocols.md: 2.1.329).
+// not say (docs/protocols/claude.md).
 const claudeVersion = "2.1.329"
 
 // runClaude is the claude personality.
@@ -769,7 +769,7 @@ func (c *claudeState) skipAnswers(e *engine, st *transcript.Step) {
 }
 
 // knownClientRequests are the control request subtypes the real CLI
-// accepts from a client (protocols.md §1.3); those the fake has no
+// accepts from a client (docs/protocols/claude.md#stdin); those the fake has no
 // payload for get an empty success.
 var knownClientRequests = map[string]bool{
 	"initialize": true, "interrupt": true, "set_permission_mode": true, "set_model": true,
@@ -962,7 +962,7 @@ func (c *claudeState) emitLine(e *engine, s string) flow {
 
 func timestamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// The messages of an interrupted turn (protocols.md §1.5, and the shapes
+// The messages of an interrupted turn (docs/protocols/claude.md#interrupt, and the shapes
 // of fixtures/claude/interrupt.jsonl).
 const (
 	interruptedForTool = "[Request interrupted by user for tool use]"
@@ -1131,7 +1131,7 @@ func versionBefore(v, w string) bool {
 	return len(a) < len(b)
 }
 
-// claudeSignal is Claude's own answer to a signal (protocols.md §1.5):
+// claudeSignal is Claude's own answer to a signal (docs/protocols/claude.md#sigint, #sigterm):
 // SIGINT interrupts a running turn and exits 0 (0 while idle too);
 // SIGTERM stops the stream with no result, exit 143; SIGHUP exits 129.
 func claudeSignal(e *engine, sig syscall.Signal) flow {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// claudeFlags is Claude Code's command line (2.1.329, protocols.md §1.1).
+// claudeFlags is Claude Code's command line (2.1.329, docs/protocols/claude.md#invocation).
 type claudeFlags struct {
 	print                 bool
 	outputFormat          string
@@ -58,7 +58,7 @@ var claudeVariadic = map[string]bool{
 }
 
 // claudePermissionModes are the --permission-mode choices commander lists;
-// "default" is accepted too (protocols.md §1.1).
+// "default" is accepted too (docs/protocols/claude.md#invocation).
 var claudePermissionModes = []string{"acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"}
 
 func claudeFlagSet(f *claudeFlags) *pflag.FlagSet {
@@ -210,7 +210,7 @@ func suggestSimilar(word string, fs *pflag.FlagSet) string {
 	return "\n(Did you mean one of " + strings.Join(similar, ", ") + "?)"
 }
 
-// claudeCheck applies the invocation rules of protocols.md §1.1 that do
+// claudeCheck applies the invocation rules (docs/protocols/claude.md#invocation) that do
 // not need the session store or stdin, in the order the CLI checks them.
 // printMode is -p or a stdout that is not a terminal.
 func claudeCheck(f *claudeFlags, printMode, root bool, env func(string) string) string {
@@ -287,7 +287,7 @@ func envTrue(v string) bool {
 	return false
 }
 
-// claudeResumeError is the §1.1 message for a --resume value that is
+// claudeResumeError is the CLI's message for a --resume value that is
 // neither a UUID nor a session title.
 func claudeResumeError(v string) string {
 	return fmt.Sprintf("Error: --resume requires a valid session ID or session title when used with --print. Usage: claude -p --resume <session-id|title>. Provided value %q is not a UUID and does not match any session title.", v)

@@ -16,9 +16,10 @@ const (
 	geminiUsage1 = "\n\nUsage: gemini [options] [command]\n"
 )
 
-// TestFlagErrors runs every invalid invocation of protocols.md §1.1, §2.1
-// and §3.1 (and a few more of each parser's own errors): the exact stderr,
-// the exit status, and nothing on stdout.
+// TestFlagErrors runs every invalid invocation the CLIs document
+// (docs/protocols/claude.md, codex.md and gemini.md#invocation) and a few
+// more of each parser's own errors: the exact stderr, the exit status, and
+// nothing on stdout.
 func TestFlagErrors(t *testing.T) {
 	f := fakecli.Start(t, fakecli.Options{})
 	const uuidA, uuidB = "11111111-2222-4333-8444-555555555555", "00000000-0000-0000-0000-000000000000"
@@ -33,7 +34,7 @@ func TestFlagErrors(t *testing.T) {
 		code   int
 		env    []string
 	}{
-		// Claude, §1.1.
+		// Claude (docs/protocols/claude.md#invocation).
 		{name: "stream-json needs verbose", cli: "claude", args: []string{"-p", "--output-format", "stream-json", "hi"},
 			stderr: "Error: When using --print, --output-format=stream-json requires --verbose\n", code: 1},
 		{name: "input stream-json needs output stream-json", cli: "claude", args: []string{"-p", "--input-format", "stream-json", "--verbose"},
@@ -67,7 +68,7 @@ func TestFlagErrors(t *testing.T) {
 		{name: "variadic swallows the prompt", cli: "claude", args: []string{"-p", "--allowedTools", "Bash", "Read"},
 			stderr: "Error: Input must be provided either through stdin or as a prompt argument when using --print\n", code: 1},
 
-		// Codex, §2.1 (clap: exit 2).
+		// Codex (docs/protocols/codex.md#invocation; clap: exit 2).
 		{name: "output-jsonl", cli: "codex", args: []string{"exec", "--output-jsonl", "hi"},
 			stderr: "error: unexpected argument '--output-jsonl' found\n\n  tip: to pass '--output-jsonl' as a value, use '-- --output-jsonl'" + clapTail, code: 2},
 		{name: "full-auto", cli: "codex", args: []string{"exec", "--full-auto", "hi"},
@@ -91,7 +92,7 @@ func TestFlagErrors(t *testing.T) {
 		{name: "unknown thread", cli: "codex", args: []string{"exec", "--json", "--skip-git-repo-check", "resume", uuidB, "hi"},
 			stderr: "Reading additional input from stdin...\nError: thread/resume: thread/resume failed: no rollout found for thread id " + uuidB + " (code -32600)\n", code: 1},
 
-		// Gemini, §3.1.
+		// Gemini (docs/protocols/gemini.md#invocation).
 		{name: "yolo and approval mode", cli: "gemini", args: []string{"-y", "--approval-mode", "yolo", "-p", "hi"},
 			stderr: "Cannot use both --yolo (-y) and --approval-mode together. Use --approval-mode=yolo instead." + geminiUsage1, prefix: true, code: 1},
 		{name: "prompt and interactive", cli: "gemini", args: []string{"-p", "x", "-i", "y"},

@@ -7,7 +7,7 @@
 // instant, free, deterministic, and misbehaves when asked to.
 //
 // The behaviour contract is fakecli/README.md; the facts about the real
-// CLIs it imitates are in protocols.md.
+// CLIs it imitates are in docs/protocols.
 //
 // Three ways to get a fake:
 //   - `agentconform fake install DIR` writes claude, codex and gemini into

@@ -69,9 +69,10 @@ type Rule struct {
 	ID string `json:"id"`
 	// Requirement is the sentence the rule enforces, phrased as a requirement.
 	Requirement string `json:"requirement"`
-	// Source names where the requirement comes from: a seed section
-	// ("seed 001 §1 Strictness Rules") or a protocols.md section
-	// ("protocols.md §2.3").
+	// Source names where the requirement comes from: one or more sections
+	// of the protocol reference, joined with "; "
+	// ("docs/protocols/codex.md#turn-order"). Package docs/protocols checks
+	// and links them.
 	Source string `json:"source"`
 	// Level is MUST, SHOULD, DRIFT or INFO.
 	Level Level `json:"level"`

@@ -9,7 +9,7 @@ import (
 )
 
 // unifiedLines generates n lines shaped like the unified events of
-// seed 000 §8.1, as the throughput anchor script (bench/gen_unified.py)
+// the spec's §8.1 (docs/protocols/unified.md#events), as the throughput anchor script (bench/gen_unified.py)
 // writes them: compact JSON, one event per line.
 func unifiedLines(n int) [][]byte {
 	rng := rand.New(rand.NewPCG(7, 7))

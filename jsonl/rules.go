@@ -2,6 +2,19 @@ package jsonl
 
 import "github.com/agentconform/agentconform/finding"
 
+// Sources of the rules: sections of the protocol reference (docs/protocols)
+// that say what each rule enforces and on what evidence.
+const (
+	srcSyntax        = "docs/protocols/jsonl.md#json-syntax"
+	srcNotJSON       = "docs/protocols/jsonl.md#not-json"
+	srcNoEscapes     = "docs/protocols/jsonl.md#no-escapes"
+	srcEncoding      = "docs/protocols/jsonl.md#encoding"
+	srcLineEndings   = "docs/protocols/jsonl.md#line-endings"
+	srcDuplicateKeys = "docs/protocols/jsonl.md#duplicate-keys"
+	srcNumbersDepth  = "docs/protocols/jsonl.md#numbers-and-depth"
+	srcLineSize      = "docs/protocols/jsonl.md#line-size"
+)
+
 // Framing rules: how lines are delimited and encoded. FramingFindings
 // reports them from the flags the Reader sets on each Line (Parse reports
 // jsonl/bom as well when a line it is given starts with a BOM).
@@ -11,21 +24,21 @@ var (
 	RuleLineTooLong = &finding.Rule{
 		ID:          "jsonl/line-too-long",
 		Requirement: "Each line must fit within the reader's line-length limit (Options.MaxLineBytes, 64 MiB by default); longer lines are skipped unparsed.",
-		Source:      "protocols.md §1.6; seed 001 §1 Chunking & Buffer Limits",
+		Source:      srcLineSize,
 		Level:       finding.Must,
 	}
 	// RuleBOM flags a UTF-8 byte order mark, which JSON texts must not carry.
 	RuleBOM = &finding.Rule{
 		ID:          "jsonl/bom",
 		Requirement: "The stream must not begin with a UTF-8 byte order mark (EF BB BF), and no line may start with one.",
-		Source:      "RFC 8259 §8.1",
+		Source:      srcEncoding,
 		Level:       finding.Must,
 	}
 	// RuleCRLF flags lines terminated by "\r\n" instead of "\n".
 	RuleCRLF = &finding.Rule{
 		ID:          "jsonl/crlf",
 		Requirement: "Lines should end with a bare \"\\n\", not \"\\r\\n\".",
-		Source:      "seed 000 §2.2 JSONL Format; seed 002 Wire Protocol",
+		Source:      srcLineEndings,
 		Level:       finding.Should,
 	}
 	// RuleNoFinalNewline flags a last line without "\n"; line readers may
@@ -33,7 +46,7 @@ var (
 	RuleNoFinalNewline = &finding.Rule{
 		ID:          "jsonl/no-final-newline",
 		Requirement: "The last line should be terminated by \"\\n\" like every other line.",
-		Source:      "seed 002 Wire Protocol; protocols.md §1.6",
+		Source:      srcLineEndings,
 		Level:       finding.Should,
 	}
 )
@@ -44,21 +57,21 @@ var (
 	RuleInvalidUTF8 = &finding.Rule{
 		ID:          "jsonl/invalid-utf8",
 		Requirement: "Every line must be valid UTF-8; invalid bytes must be replaced before they are written.",
-		Source:      "RFC 8259 §8.1; seed 001 §5 Cross-Platform Notes",
+		Source:      srcEncoding,
 		Level:       finding.Must,
 	}
 	// RuleANSIEscape flags raw ESC bytes (terminal colour or cursor codes).
 	RuleANSIEscape = &finding.Rule{
 		ID:          "jsonl/ansi-escape",
 		Requirement: "Lines must not contain raw terminal escape sequences (ANSI colour codes); stdout carries plain JSON only.",
-		Source:      "seed 001 §2 Normalization Pipeline",
+		Source:      srcNoEscapes,
 		Level:       finding.Must,
 	}
 	// RuleSSEPrefix flags Server-Sent-Events framing ("data: {...}").
 	RuleSSEPrefix = &finding.Rule{
 		ID:          "jsonl/sse-prefix",
 		Requirement: "Lines must not carry a \"data:\" or other SSE prefix.",
-		Source:      "seed 001 §2 Strictness Rules",
+		Source:      srcNoEscapes,
 		Level:       finding.Must,
 	}
 	// RuleNotJSON flags lines that are not JSON at all: banners, log lines,
@@ -66,7 +79,7 @@ var (
 	RuleNotJSON = &finding.Rule{
 		ID:          "jsonl/not-json",
 		Requirement: "Every non-empty line must be JSON; banners, logs and other stderr output must not appear on stdout.",
-		Source:      "seed 001 §2 Strictness Rules; seed 000 §2.2 JSONL Format; protocols.md §5 T1",
+		Source:      srcNotJSON,
 		Level:       finding.Must,
 	}
 	// RuleInvalidJSON flags lines that start like JSON but are malformed
@@ -74,21 +87,21 @@ var (
 	RuleInvalidJSON = &finding.Rule{
 		ID:          "jsonl/invalid-json",
 		Requirement: "Every line must be well-formed JSON text.",
-		Source:      "RFC 8259 §2; seed 001 §2 Strictness Rules",
+		Source:      srcSyntax,
 		Level:       finding.Must,
 	}
 	// RuleMultipleValues flags more than one JSON value on one line.
 	RuleMultipleValues = &finding.Rule{
 		ID:          "jsonl/multiple-values",
 		Requirement: "Each line must hold exactly one JSON value.",
-		Source:      "seed 001 §2 Strictness Rules; seed 000 §2.2 JSONL Format",
+		Source:      srcSyntax,
 		Level:       finding.Must,
 	}
 	// RuleNotObject flags lines whose JSON value is not an object.
 	RuleNotObject = &finding.Rule{
 		ID:          "jsonl/not-object",
 		Requirement: "Each line's JSON value must be an object.",
-		Source:      "seed 001 §2 Strictness Rules; seed 000 §2.2 JSONL Format",
+		Source:      srcSyntax,
 		Level:       finding.Must,
 	}
 	// RuleDuplicateKey flags a name repeated inside one object; decoders
@@ -96,7 +109,7 @@ var (
 	RuleDuplicateKey = &finding.Rule{
 		ID:          "jsonl/duplicate-key",
 		Requirement: "The names within an object should be unique.",
-		Source:      "RFC 8259 §4; protocols.md §2.2",
+		Source:      srcDuplicateKeys,
 		Level:       finding.Should,
 	}
 	// RuleLoneSurrogate flags an escaped unpaired UTF-16 surrogate such as
@@ -104,21 +117,21 @@ var (
 	RuleLoneSurrogate = &finding.Rule{
 		ID:          "jsonl/lone-surrogate",
 		Requirement: "Strings should not contain escaped unpaired UTF-16 surrogates; decoders handle them differently.",
-		Source:      "RFC 8259 §8.2",
+		Source:      srcEncoding,
 		Level:       finding.Should,
 	}
 	// RuleTooDeep flags nesting beyond ParseOptions.MaxDepth.
 	RuleTooDeep = &finding.Rule{
 		ID:          "jsonl/too-deep",
 		Requirement: "Objects and arrays must not nest deeper than the parser's depth limit (ParseOptions.MaxDepth, 1000 by default).",
-		Source:      "RFC 8259 §9",
+		Source:      srcNumbersDepth,
 		Level:       finding.Must,
 	}
 	// RuleNumberPrecision flags numbers that IEEE 754 doubles cannot hold.
 	RuleNumberPrecision = &finding.Rule{
 		ID:          "jsonl/number-precision",
 		Requirement: "Integers should lie within ±(2^53-1) and numbers within the IEEE 754 binary64 range, so that every decoder reads the same value.",
-		Source:      "RFC 8259 §6",
+		Source:      srcNumbersDepth,
 		Level:       finding.Should,
 	}
 )

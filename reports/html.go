@@ -23,6 +23,10 @@ type HTMLOptions struct {
 	Intro string
 	// Generated is the time printed as the page's date; zero means now.
 	Generated time.Time
+	// SourceBase is where each check's source links to: the repository
+	// root as a URL or as a path relative to the page, ending in '/'; ""
+	// means the reference as published on GitHub (see SourceBase).
+	SourceBase string
 }
 
 // WriteResultsHTML writes doc as one self-contained HTML page (inline CSS
@@ -140,6 +144,7 @@ type htmlDetail struct {
 
 type htmlCheck struct {
 	Check, Family, Level, Verdict, Requirement, Source, Expected, Actual string
+	Sources                                                              []sourcePart
 	Diff                                                                 []htmlDiffLine
 	Baselined, New                                                       bool
 }
@@ -161,6 +166,7 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 		v.Title = "agentconform results"
 	}
 	tools := map[string]bool{}
+	base := SourceBase(o.SourceBase)
 	for _, f := range conformance.Families {
 		v.Families = append(v.Families, string(f))
 	}
@@ -215,7 +221,7 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 				hr.Cells = append(hr.Cells, htmlCell{Col: col})
 				continue
 			}
-			d := buildDetail(len(v.Details), m.Columns[col], row, cell)
+			d := buildDetail(len(v.Details), m.Columns[col], row, cell, base)
 			v.Details = append(v.Details, d)
 			detailOf[cell.Case] = d.ID
 			var fam []string
@@ -290,7 +296,7 @@ func htmlVersions(vm *versionMatrix, m *matrix, detailOf map[*conformance.CaseRe
 	return out
 }
 
-func buildDetail(id int, column string, row *matrixRow, cell *matrixCell) *htmlDetail {
+func buildDetail(id int, column string, row *matrixRow, cell *matrixCell, base string) *htmlDetail {
 	c, r := cell.Case, cell.Run
 	d := &htmlDetail{ID: id, Column: column, Case: c.ID, Description: c.Description, Verdict: string(c.Verdict),
 		Duration: fmt.Sprintf("%.3fs", c.Duration), Agent: c.Agent, Version: caseVersion(c), Fixture: c.Fixture, Faults: c.Faults,
@@ -313,7 +319,7 @@ func buildDetail(id int, column string, row *matrixRow, cell *matrixCell) *htmlD
 	sort.SliceStable(checks, func(i, j int) bool { return rankOf(checks[i].Verdict) > rankOf(checks[j].Verdict) })
 	for _, k := range checks {
 		hc := htmlCheck{Check: k.Check, Family: string(k.Family), Level: k.Level, Verdict: string(k.Verdict), Requirement: k.Requirement,
-			Source: k.Source, Expected: k.Expected, Actual: k.Actual, Baselined: k.Baselined, New: k.Verdict.Failed(r.Meta.Strict) && !k.Baselined}
+			Source: k.Source, Sources: sourceParts(k.Source, base), Expected: k.Expected, Actual: k.Actual, Baselined: k.Baselined, New: k.Verdict.Failed(r.Meta.Strict) && !k.Baselined}
 		switch k.Verdict {
 		case conformance.Skip:
 			d.Skipped = append(d.Skipped, hc)
@@ -568,7 +574,7 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 <h3>Checks</h3>
 {{range .Checks}}<div class="check">
 <h3><span class="badge v-{{.Verdict}}">{{label .Verdict}}</span> <code>{{.Check}}</code> <span class="muted">{{.Level}} · {{.Family}}{{if .Baselined}} · expected by the baseline{{end}}{{if .New}} · new failure{{end}}</span></h3>
-<dl class="kv"><dt>requirement</dt><dd>{{.Requirement}}</dd><dt>source</dt><dd>{{.Source}}</dd>{{if .Expected}}<dt>expected</dt><dd class="mono">{{.Expected}}</dd>{{end}}{{if .Actual}}<dt>actual</dt><dd class="mono">{{.Actual}}</dd>{{end}}</dl>
+<dl class="kv"><dt>requirement</dt><dd>{{.Requirement}}</dd><dt>source</dt><dd>{{range $i, $s := .Sources}}{{if $i}}; {{end}}{{if $s.URL}}<a href="{{$s.URL}}">{{$s.Text}}</a>{{else}}{{$s.Text}}{{end}}{{end}}</dd>{{if .Expected}}<dt>expected</dt><dd class="mono">{{.Expected}}</dd>{{end}}{{if .Actual}}<dt>actual</dt><dd class="mono">{{.Actual}}</dd>{{end}}</dl>
 {{if .Diff}}<pre class="diff">{{range .Diff}}<span class="{{.Class}}">{{.Text}}</span>{{end}}</pre>{{end}}
 </div>
 {{end}}{{if .Passed}}<table class="passed"><tbody>{{range .Passed}}<tr><td><span class="badge v-PASS">PASS</span></td><td><code>{{.Check}}</code></td><td>{{.Requirement}} <span class="muted">({{.Level}})</span></td></tr>

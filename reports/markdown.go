@@ -17,6 +17,10 @@ type MarkdownOptions struct {
 	Title string
 	// ReportURL, if set, is linked as the full (HTML) report.
 	ReportURL string
+	// SourceBase is where each check's source links to: the repository
+	// root as a URL or as a path relative to the report, ending in '/';
+	// "" means the reference as published on GitHub (see SourceBase).
+	SourceBase string
 	// MaxBytes bounds the output; 0 means 60000, which fits a pull-request
 	// comment (GitHub takes 65536 characters). The matrix is shortened
 	// first (only rows that are not all PASS or SKIP, then a row count),
@@ -49,10 +53,11 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 	foot := mdFoot(doc, o)
 	budget := limit - len(head) - len(foot)
 	// Failure details first, as many as leave room for a short matrix.
-	details := mdFailures(fails, len(fails))
+	base := SourceBase(o.SourceBase)
+	details := mdFailures(fails, len(fails), base)
 	stale := mdStale(doc)
 	for n := len(fails); len(details)+len(stale) > budget*3/4 && n > 0; n /= 2 {
-		details = mdFailures(fails, n/2)
+		details = mdFailures(fails, n/2, base)
 	}
 	budget -= len(details) + len(stale)
 	// The CLI versions, when runs replayed more than one: the cases whose
@@ -126,7 +131,7 @@ func mdHead(doc *Document, m *matrix, fails []newFailure, o MarkdownOptions) str
 	return b.String()
 }
 
-func mdFailures(fails []newFailure, detailed int) string {
+func mdFailures(fails []newFailure, detailed int, base string) string {
 	if len(fails) == 0 {
 		return ""
 	}
@@ -140,7 +145,7 @@ func mdFailures(fails []newFailure, detailed int) string {
 		}
 		fmt.Fprintf(&b, "<details><summary>%s %s <code>%s</code> on <code>%s</code> · %s</summary>\n\n",
 			verdictEmoji[k.Verdict], k.Verdict, html.EscapeString(k.Check), html.EscapeString(f.Case.ID), html.EscapeString(f.Column))
-		fmt.Fprintf(&b, "**Requirement:** %s (%s, %s)\n\n", mdText(k.Requirement), mdText(k.Level), mdText(k.Source))
+		fmt.Fprintf(&b, "**Requirement:** %s (%s, %s)\n\n", mdText(k.Requirement), mdText(k.Level), mdSource(k.Source, base))
 		if k.Expected != "" {
 			fmt.Fprintf(&b, "**Expected:** %s\n\n", mdText(clipText(k.Expected, 1500)))
 		}

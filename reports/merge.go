@@ -401,3 +401,30 @@ func Scrub(doc *Document, f func(string) string) {
 		}
 	}
 }
+
+// Refresh replaces what results say about the checks and cases rather than
+// about the run: each check's source with source[check ID], and each case's
+// description with description[case ID], where the maps have the ID (a
+// check or case that no longer exists keeps its own). Verdicts, expected,
+// actual and wire stay as they were. It returns how many fields changed. A
+// published example made by an older build so points at today's reference
+// without being run again.
+func Refresh(doc *Document, source, description map[string]string) int {
+	n := 0
+	for _, run := range doc.Runs {
+		for _, c := range run.Cases {
+			if d, ok := description[c.ID]; ok && d != c.Description {
+				c.Description = d
+				n++
+			}
+			for i := range c.Checks {
+				k := &c.Checks[i]
+				if s, ok := source[k.Check]; ok && s != k.Source {
+					k.Source = s
+					n++
+				}
+			}
+		}
+	}
+	return n
+}

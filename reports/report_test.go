@@ -173,8 +173,11 @@ func TestResultsHTML(t *testing.T) {
 	if n := strings.Count(strings.ToLower(page), "<script"); n != 1 {
 		t.Errorf("%d <script elements; want only the page's own", n)
 	}
+	// The only addresses are the links of the check sources to the
+	// protocol reference on GitHub; nothing is loaded.
+	bare := docLink.ReplaceAllString(page, "")
 	for _, bad := range []string{"<img", "</textarea", "<b>x</b>", "http://", "https://", "<link", "@import", "url("} {
-		if strings.Contains(page, bad) {
+		if strings.Contains(bare, bad) {
 			t.Errorf("page contains %q", bad)
 		}
 	}
@@ -185,6 +188,7 @@ func TestResultsHTML(t *testing.T) {
 		`<span class="t">0.120s</span> adapter: turn_end ok=true`,
 		`<option>0.169.0</option>`, `<option>lifecycle</option>`,
 		"Requirement of lifecycle/reports-failure.",
+		`<dt>source</dt><dd><a href="https://github.com/agentconform/agentconform/blob/main/docs/protocols/unified.md#records">docs/protocols/unified.md#records</a>; an older source</dd>`,
 		"python3 my_adapter.py --name &#39;&lt;b&gt;x&lt;/b&gt;&#39;",
 	} {
 		if !strings.Contains(page, want) {
@@ -470,5 +474,59 @@ func TestLineDiff(t *testing.T) {
 	got := lineDiff("a\nb\nc", "a\nx\nc\nd")
 	if want := " a\n-b\n+x\n c\n+d\n"; got != want {
 		t.Errorf("lineDiff = %q, want %q", got, want)
+	}
+}
+
+// docLink is the link of a check's source to a section of the protocol
+// reference, as the pages write it with the default base.
+var docLink = regexp.MustCompile(`href="https://github\.com/agentconform/agentconform/blob/main/docs/protocols/[a-z0-9-]+\.md#[A-Za-z0-9_-]+"`)
+
+// TestSourceLinks checks that the HTML and Markdown reports link each
+// reference of a check's source to its section, under the default or a
+// given base, and leave other text (an older source, a hostile one) as
+// escaped text without a link.
+func TestSourceLinks(t *testing.T) {
+	doc := testDoc(t)
+	for _, run := range doc.Runs {
+		for _, c := range run.Cases {
+			for i := range c.Checks {
+				c.Checks[i].Source = "docs/protocols/claude.md#interrupt; docs/protocols/x.md#a\"><script>alert(1)</script>; javascript:alert(1)"
+			}
+		}
+	}
+	var html, md bytes.Buffer
+	if err := WriteResultsHTML(&html, doc, HTMLOptions{Generated: started, SourceBase: "../.."}); err != nil {
+		t.Fatal(err)
+	}
+	want := `<a href="../../docs/protocols/claude.md#interrupt">docs/protocols/claude.md#interrupt</a>; docs/protocols/x.md#a&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;; javascript:alert(1)</dd>`
+	if !strings.Contains(html.String(), want) {
+		t.Errorf("HTML lacks %s", want)
+	}
+	if n, m := strings.Count(html.String(), "<a href="), strings.Count(html.String(), `<a href="../../docs/protocols/claude.md#interrupt">`); n == 0 || n != m {
+		t.Errorf("%d links in the page, %d of them to the one reference", n, m)
+	}
+	// A base that is not an address is neutralised by html/template.
+	html.Reset()
+	if err := WriteResultsHTML(&html, doc, HTMLOptions{Generated: started, SourceBase: "javascript:alert(1)//"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(html.String(), `href="javascript:`) {
+		t.Error("a javascript: base became a link")
+	}
+	if err := WriteResultsMarkdown(&md, doc, MarkdownOptions{SourceBase: "https://example.com/tree/v1/"}); err != nil {
+		t.Fatal(err)
+	}
+	wantMD := "[docs/protocols/claude.md#interrupt](https://example.com/tree/v1/docs/protocols/claude.md#interrupt); "
+	if !strings.Contains(md.String(), wantMD) {
+		t.Errorf("Markdown lacks %s", wantMD)
+	}
+	if strings.Contains(md.String(), "](javascript:") || strings.Contains(md.String(), "<script>") {
+		t.Error("Markdown links or leaves raw the hostile source")
+	}
+	if got := SourceBase(""); got != "https://github.com/agentconform/agentconform/blob/main/" {
+		t.Errorf("default base %q", got)
+	}
+	if got := SourceBase("../.."); got != "../../" {
+		t.Errorf("SourceBase(../..) = %q", got)
 	}
 }

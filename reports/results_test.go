@@ -36,7 +36,7 @@ func check(id string, v conformance.Verdict, expected, actual string) conformanc
 		level = "SHOULD"
 	}
 	return conformance.CheckResult{Check: id, Family: conformance.Family(fam), Level: level,
-		Requirement: "Requirement of " + id + ".", Source: "conformance/HARNESS.md", Verdict: v, Expected: expected, Actual: actual}
+		Requirement: "Requirement of " + id + ".", Source: "docs/protocols/unified.md#records; an older source", Verdict: v, Expected: expected, Actual: actual}
 }
 
 func caseResult(adapter, id, fixture string, checks ...conformance.CheckResult) *conformance.CaseResult {

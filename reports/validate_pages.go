@@ -108,10 +108,11 @@ func renderValidateMarkdown(p *pageWriter) error {
 		b.WriteString("\n")
 	}
 	if ids := tot.ruleIDs(); len(ids) > 0 {
-		b.WriteString("### Findings by rule\n\n| level | count | rule | requirement |\n|---|---:|---|---|\n")
+		b.WriteString("### Findings by rule\n\n| level | count | rule | requirement | source |\n|---|---:|---|---|---|\n")
+		base := SourceBase("")
 		for _, id := range ids {
 			r := tot.rules[id]
-			fmt.Fprintf(&b, "| %s | %d | `%s` | %s |\n", r.Level, tot.counts[id], mdCodeText(id), mdText(r.Requirement))
+			fmt.Fprintf(&b, "| %s | %d | `%s` | %s | %s |\n", r.Level, tot.counts[id], mdCodeText(id), mdText(r.Requirement), mdSource(r.Source, base))
 		}
 		b.WriteString("\n")
 	}
@@ -155,6 +156,7 @@ type validateView struct {
 
 type ruleRow struct {
 	Level, ID, Requirement, Source string
+	Sources                        []sourcePart
 	Count                          int
 }
 
@@ -165,7 +167,8 @@ func renderValidateHTML(p *pageWriter) error {
 		Findings: p.listed, Unlisted: p.unlisted, Drift: visibleCopy(p.drift.Report())}
 	for _, id := range tot.ruleIDs() {
 		r := tot.rules[id]
-		v.Rules = append(v.Rules, ruleRow{Level: r.Level.String(), ID: id, Requirement: r.Requirement, Source: r.Source, Count: tot.counts[id]})
+		v.Rules = append(v.Rules, ruleRow{Level: r.Level.String(), ID: id, Requirement: r.Requirement, Source: r.Source,
+			Sources: sourceParts(r.Source, SourceBase("")), Count: tot.counts[id]})
 		v.RuleIDs = append(v.RuleIDs, id)
 	}
 	if err := validatePage.Execute(p.w, v); err != nil {
@@ -226,7 +229,7 @@ var validatePage = template.Must(template.New("validate").Funcs(pageFuncs).Funcs
 {{if .Rules}}<section id="rules">
 <h2>Findings by rule</h2>
 <table><thead><tr><th>level</th><th>count</th><th>rule</th><th>requirement</th><th>source</th></tr></thead>
-<tbody>{{range .Rules}}<tr><td>{{.Level}}</td><td class="n">{{.Count}}</td><td class="mono">{{.ID}}</td><td>{{.Requirement}}</td><td class="muted">{{.Source}}</td></tr>
+<tbody>{{range .Rules}}<tr><td>{{.Level}}</td><td class="n">{{.Count}}</td><td class="mono">{{.ID}}</td><td>{{.Requirement}}</td><td class="muted">{{range $i, $s := .Sources}}{{if $i}}; {{end}}{{if $s.URL}}<a href="{{$s.URL}}">{{$s.Text}}</a>{{else}}{{$s.Text}}{{end}}{{end}}</td></tr>
 {{end}}</tbody></table>
 </section>{{end}}
 {{if .Findings}}<section id="list">

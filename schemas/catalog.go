@@ -15,13 +15,13 @@ import (
 type Profile string
 
 const (
-	// Spec is §8 of the protocol spec (seed 000) exactly as written, defects
+	// Spec is §8 of the protocol spec (docs/protocols/spec.md) exactly as written, defects
 	// included; it shows how a stream disagrees with the spec.
 	Spec Profile = "spec"
 	// Observed is what the real CLIs emit and accept today, one file per CLI
 	// version; it is the default for native streams.
 	Observed Profile = "observed"
-	// Shim is the Claude-compatible contract of seed 001 for translation shims.
+	// Shim is the Claude-compatible contract for translation shims (docs/protocols/shim.md).
 	Shim Profile = "shim"
 	// Unified is §8.1 of the spec, written correctly, as the contract for what
 	// an adapter hands its caller.
@@ -95,7 +95,7 @@ func Resolve(fsys fs.FS, p Profile, d Dialect, version string) (file, fileVersio
 		return "unified/unified-event.schema.json", "", nil
 	case ShimEvents:
 		if p == Spec {
-			return "", "", fmt.Errorf("profile spec has %w for dialect shim: seed 000 §8 defines none (use profile shim)", ErrNoSchema)
+			return "", "", fmt.Errorf("profile spec has %w for dialect shim: the spec's §8 defines none (use profile shim)", ErrNoSchema)
 		}
 		return "shim/shim-event.schema.json", "", nil
 	}
@@ -106,7 +106,7 @@ func Resolve(fsys fs.FS, p Profile, d Dialect, version string) (file, fileVersio
 	case Spec:
 		f, ok := specFiles[d]
 		if !ok {
-			return "", "", fmt.Errorf("profile spec has %w for dialect %s: seed 000 §8 defines none", ErrNoSchema, d)
+			return "", "", fmt.Errorf("profile spec has %w for dialect %s: the spec's §8 defines none", ErrNoSchema, d)
 		}
 		return f, "", nil
 	case Observed, "":

@@ -207,7 +207,7 @@ func TestSchemaFilesConventions(t *testing.T) {
 				if doc["x-cli"] != parts[1] || doc["x-cli-version"] != parts[2] {
 					t.Errorf("x-cli/x-cli-version = %v/%v, want %s/%s", doc["x-cli"], doc["x-cli-version"], parts[1], parts[2])
 				}
-				if d, _ := doc["description"].(string); !strings.Contains(d, parts[2]) || !strings.Contains(d, "protocols.md") {
+				if d, _ := doc["description"].(string); !strings.Contains(d, parts[2]) || !strings.Contains(d, "docs/protocols/") {
 					t.Errorf("description does not name version %s and its sources", parts[2])
 				}
 			}
@@ -397,7 +397,7 @@ func runSeedCases(t *testing.T, cases []seedCase) {
 	}
 }
 
-// TestSeedExamplesUnderSpec checks the examples of seed 000 against the §8
+// TestSeedExamplesUnderSpec checks the examples of the protocol spec against its §8
 // schemas as written. Where the spec contradicts itself the expected failure
 // is listed, with the DEFECTS.md entry that explains it.
 func TestSeedExamplesUnderSpec(t *testing.T) {
@@ -420,7 +420,7 @@ func TestSeedExamplesUnderSpec(t *testing.T) {
 	})
 }
 
-// TestSeedExamplesUnderShimAndUnified checks seed 001's example stream under
+// TestSeedExamplesUnderShimAndUnified checks the shim contract's example stream under
 // the shim profile, and the unified examples under the unified profile.
 func TestSeedExamplesUnderShimAndUnified(t *testing.T) {
 	runSeedCases(t, []seedCase{
@@ -430,9 +430,9 @@ func TestSeedExamplesUnderShimAndUnified(t *testing.T) {
 	})
 }
 
-// TestSeedExamplesUnderObserved records how the seed 000 examples fare under
+// TestSeedExamplesUnderObserved records how the protocol spec's examples fare under
 // the observed schemas of today's CLIs: wantFail lists the lines the real
-// protocol does not accept (DEFECTS.md, cross-references to protocols.md §5).
+// protocol does not accept (DEFECTS.md; docs/protocols/spec.md#disagreements).
 func TestSeedExamplesUnderObserved(t *testing.T) {
 	runSeedCases(t, []seedCase{
 		{file: "000_claude_3_3_stdin.jsonl", schema: fileClaudeStdin, wantFail: []int{1},

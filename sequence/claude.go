@@ -20,7 +20,7 @@ const (
 // a transcript too (In events go to the stdin checks, and control requests
 // are paired across the two directions).
 //
-// A turn is opened by system/init and closed by result (protocols.md §1.4).
+// A turn is opened by system/init and closed by result (docs/protocols/claude.md#turn-order).
 // Assistant and user messages outside a turn are reported once and then
 // taken as implicitly opening one, so that a stream missing its init yields
 // one finding rather than one per line. User messages with isReplay true

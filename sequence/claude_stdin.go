@@ -11,7 +11,7 @@ type claudeStdin struct {
 	ctl *control
 }
 
-// claudeStdoutOnly are the stdout message types of protocols.md §1.2 that
+// claudeStdoutOnly are the stdout message types (docs/protocols/claude.md#stdout) that
 // have no meaning on stdin. Types in neither list are unknown and ignored.
 var claudeStdoutOnly = map[string]bool{
 	"system": true, "assistant": true, "result": true, "stream_event": true,

@@ -11,7 +11,7 @@ const (
 	cInit   = `{"type":"system","subtype":"init","session_id":"s1","uuid":"u"}`
 	cText   = `{"type":"assistant","session_id":"s1","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"hi"}]},"parent_tool_use_id":null}`
 	cResult = `{"type":"result","subtype":"success","is_error":false,"terminal_reason":"completed","session_id":"s1"}`
-	// cAborted is how an interrupted turn ends (protocols.md §1.5).
+	// cAborted is how an interrupted turn ends (docs/protocols/claude.md#interrupt).
 	cAborted = `{"type":"result","subtype":"error_during_execution","is_error":true,"terminal_reason":"aborted_tools","errors":["x"],"session_id":"s1"}`
 	cIdle    = `{"type":"system","subtype":"session_state_changed","state":"idle","session_id":"s1"}`
 	cReplay  = `{"type":"user","isReplay":true,"session_id":"s1","message":{"role":"user","content":"<local-command-stdout>Set model</local-command-stdout>"}}`
@@ -203,7 +203,7 @@ var claudeControlCases = []ruleCase{
 		rule: ClaudeControlNoResponseAfterCancel, dialect: "claude", opts: Options{Both: true},
 		bad:  lines(ctlReq("c1", "can_use_tool"), ctlCancel("c1"), in(ctlResp("c1"))),
 		want: []string{"claude/control/no-response-after-cancel@3"},
-		// protocols.md §1.4: cancel, interrupt receipt, tool_result, result.
+		// docs/protocols/claude.md#interrupt: cancel, interrupt receipt, tool_result, result.
 		good: lines(cInit, cUse("toolu_1"), ctlReq("c1", "can_use_tool"), in(ctlReq("req_2", "interrupt")),
 			ctlCancel("c1"), ctlResp("req_2"), cRes("toolu_1"), cAborted),
 	},

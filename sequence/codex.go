@@ -7,7 +7,7 @@ import (
 )
 
 // codexLifecycle are the item types that are started before they complete
-// (protocols.md §2.2). agent_message, reasoning and error items only ever
+// (docs/protocols/codex.md#items). agent_message, reasoning and error items only ever
 // complete; unknown item types are not judged.
 var codexLifecycle = map[string]bool{
 	"command_execution": true, "file_change": true, "mcp_tool_call": true,
@@ -22,7 +22,7 @@ type codexItem struct {
 }
 
 // codex checks `codex exec --json` stdout: one process, one thread, one
-// turn (protocols.md §2.3).
+// turn (docs/protocols/codex.md#turn-order).
 //
 // Items are paired by item.id, whichever of web_search's two "id" keys the
 // decoder kept: started, updated and completed all carry the same pair.

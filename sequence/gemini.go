@@ -6,7 +6,7 @@ import (
 
 // gemini checks `gemini -o stream-json` stdout: init, one user message,
 // assistant deltas and tool calls, then result as the last line
-// (protocols.md §3.3). Tool calls pair tool_use.tool_id with
+// (docs/protocols/gemini.md#turn-order). Tool calls pair tool_use.tool_id with
 // tool_result.tool_id; parallel calls put all uses before their results.
 type gemini struct {
 	seen       bool

@@ -73,7 +73,7 @@ var geminiCases = []ruleCase{
 		rule: GeminiToolResultOnce, dialect: "gemini",
 		bad:  lines(gInit, gUser, gUse("a"), gRes("a"), gRes("a"), gResult),
 		want: []string{"gemini/tool/result-once@5"},
-		// Parallel calls: all uses, then all results (protocols.md §3.3).
+		// Parallel calls: all uses, then all results (docs/protocols/gemini.md#tool-pairing).
 		good: lines(gInit, gUser, gUse("a"), gUse("b"), gRes("a"), gRes("b"), gText, gResult),
 	},
 	{

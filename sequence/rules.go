@@ -7,24 +7,38 @@ func rule(id string, level finding.Level, source, requirement string) *finding.R
 	return &finding.Rule{ID: id, Requirement: requirement, Source: source, Level: level}
 }
 
-// Sources, spelled once so that the catalogue stays consistent.
+// Sources, spelled once so that the catalogue stays consistent: sections of
+// the protocol reference (docs/protocols) that say what each rule enforces
+// and on what evidence. A new rule picks one, or adds a constant for the
+// section that says what it needs.
 const (
-	srcClaudeStdout  = "protocols.md §1.2"
-	srcClaudeStdin   = "protocols.md §1.3"
-	srcClaudeOrder   = "protocols.md §1.4"
-	srcClaudeExit    = "protocols.md §1.5"
-	srcCodexCatalog  = "protocols.md §2.2"
-	srcCodexOrder    = "protocols.md §2.3"
-	srcCodexExit     = "protocols.md §2.4"
-	srcGeminiOrder   = "protocols.md §3.3"
-	srcGeminiExit    = "protocols.md §3.4"
-	srcUnifiedModel  = "seed 000 §7.2"
-	srcUnifiedSchema = "seed 000 §8.1"
-	srcShimOrder     = "seed 001 §1 Message Ordering & Stream Boundaries"
-	srcShimChunking  = "seed 001 §1 Chunking & Buffer Limits"
-	srcShimTypes     = "seed 001 §1 Required Message Types"
-	srcShimStrict    = "seed 001 §2 Strictness Rules"
-	srcShimErrors    = "seed 001 §4 Errors, Interrupts, and Retry Semantics"
+	srcClaudeStdout    = "docs/protocols/claude.md#stdout"
+	srcClaudeStdin     = "docs/protocols/claude.md#stdin"
+	srcClaudeControl   = "docs/protocols/claude.md#control"
+	srcClaudeCancel    = "docs/protocols/claude.md#control-cancel"
+	srcClaudeInterrupt = "docs/protocols/claude.md#interrupt"
+	srcClaudeOrder     = "docs/protocols/claude.md#turn-order"
+	srcClaudeTools     = "docs/protocols/claude.md#tool-pairing"
+	srcClaudeResult    = "docs/protocols/claude.md#result"
+	srcClaudeExit      = "docs/protocols/claude.md#exit-codes"
+	srcCodexCatalog    = "docs/protocols/codex.md#items"
+	srcCodexEvents     = "docs/protocols/codex.md#events"
+	srcCodexOrder      = "docs/protocols/codex.md#turn-order"
+	srcCodexItemIDs    = "docs/protocols/codex.md#item-ids"
+	srcCodexUsage      = "docs/protocols/codex.md#usage"
+	srcCodexExit       = "docs/protocols/codex.md#exit-codes"
+	srcGeminiOrder     = "docs/protocols/gemini.md#turn-order"
+	srcGeminiTools     = "docs/protocols/gemini.md#tool-pairing"
+	srcGeminiEnd       = "docs/protocols/gemini.md#turn-order; docs/protocols/gemini.md#pipe-cut"
+	srcGeminiExit      = "docs/protocols/gemini.md#exit-codes"
+	srcUnifiedModel    = "docs/protocols/unified.md#order"
+	srcUnifiedSchema   = "docs/protocols/unified.md#order"
+	srcUnifiedTools    = "docs/protocols/unified.md#tools"
+	srcShimOrder       = "docs/protocols/shim.md#order"
+	srcShimChunking    = "docs/protocols/shim.md#chunking"
+	srcShimTypes       = "docs/protocols/shim.md#message-types"
+	srcShimStrict      = "docs/protocols/shim.md#strictness"
+	srcShimErrors      = "docs/protocols/shim.md#errors"
 )
 
 // Claude Code stdout (and the stdout side of a transcript).
@@ -39,57 +53,57 @@ var (
 	ClaudeResultBeforeNextInit = rule("claude/turn/result-before-next-init", finding.Must, srcClaudeOrder,
 		"A turn ends with its result before the next system/init opens another turn.")
 	// ClaudeToolResultKnown: tool_result blocks name an earlier tool_use.
-	ClaudeToolResultKnown = rule("claude/tool/result-known-use", finding.Must, srcClaudeOrder,
+	ClaudeToolResultKnown = rule("claude/tool/result-known-use", finding.Must, srcClaudeTools,
 		"Every tool_result block's tool_use_id (in user message content) names the id of a tool_use block (in assistant message content) seen earlier in the stream.")
 	// ClaudeToolResultAfterUse: a tool_result never precedes its tool_use.
-	ClaudeToolResultAfterUse = rule("claude/tool/result-after-use", finding.Must, srcClaudeOrder,
+	ClaudeToolResultAfterUse = rule("claude/tool/result-after-use", finding.Must, srcClaudeTools,
 		"A tool_result block comes after the tool_use block it answers, never before it.")
 	// ClaudeToolResultOnce: a tool_use is answered once.
-	ClaudeToolResultOnce = rule("claude/tool/result-once", finding.Must, srcClaudeOrder,
+	ClaudeToolResultOnce = rule("claude/tool/result-once", finding.Must, srcClaudeTools,
 		"A tool_use is answered by exactly one tool_result: there is no second tool_result for the same id.")
 	// ClaudeToolUseAnswered: every tool_use is answered within its turn.
-	ClaudeToolUseAnswered = rule("claude/tool/use-answered", finding.Must, srcClaudeExit,
+	ClaudeToolUseAnswered = rule("claude/tool/use-answered", finding.Must, srcClaudeTools,
 		"Every tool_use gets a tool_result before its turn's result, unless the turn ended abnormally (result subtype other than success, is_error true, or a terminal_reason other than completed, such as aborted_tools after an interrupt).")
 	// ClaudeToolUseUnique: tool_use ids are unique.
-	ClaudeToolUseUnique = rule("claude/tool/use-id-unique", finding.Must, srcClaudeOrder,
+	ClaudeToolUseUnique = rule("claude/tool/use-id-unique", finding.Must, srcClaudeTools,
 		"tool_use ids are unique within the session (an assistant message that supersedes earlier ones may repeat their blocks).")
 	// ClaudeSessionConstant: one session_id per process.
 	ClaudeSessionConstant = rule("claude/session/id-constant", finding.Must, srcClaudeOrder,
 		"session_id is the same on every stdout message of a process that carries one (after conversation_reset a new id may start); stdin session_id values are free-form and not checked.")
 	// ClaudeResultIndex: result_index counts results without gaps.
-	ClaudeResultIndex = rule("claude/result/index-sequence", finding.Should, srcClaudeOrder,
+	ClaudeResultIndex = rule("claude/result/index-sequence", finding.Should, srcClaudeResult,
 		"result_index, when present, counts the results of a process 0, 1, 2, …; a gap means a result was lost.")
 	// ClaudeTruncated: the stream does not stop mid-turn.
-	ClaudeTruncated = rule("claude/stream/truncated", finding.Must, srcClaudeExit,
+	ClaudeTruncated = rule("claude/stream/truncated", finding.Must, srcClaudeOrder,
 		"The stream does not end mid-turn: a turn that was opened (by system/init, or by turn messages after the last result) ends with a result.")
 )
 
 // Claude Code control protocol, in both directions.
 var (
 	// ClaudeControlRequestUnique: request ids are unique per sender.
-	ClaudeControlRequestUnique = rule("claude/control/request-id-unique", finding.Must, srcClaudeOrder,
+	ClaudeControlRequestUnique = rule("claude/control/request-id-unique", finding.Must, srcClaudeControl,
 		"control_request request_ids are unique among the requests of their sender (the client on stdin, the CLI on stdout).")
 	// ClaudeControlResponsePending: a response answers a pending request.
-	ClaudeControlResponsePending = rule("claude/control/response-pending", finding.Must, srcClaudeStdin,
+	ClaudeControlResponsePending = rule("claude/control/response-pending", finding.Must, srcClaudeControl,
 		"Every control_response (request_id nested at response.request_id) answers a pending control_request with the same request_id sent the other way: stdin requests are answered on stdout, stdout requests (can_use_tool, hook_callback, …) on stdin. Checkable only on a transcript holding both directions.")
 	// ClaudeControlResponseOnce: at most one response per request.
-	ClaudeControlResponseOnce = rule("claude/control/response-once", finding.Must, srcClaudeStdin,
+	ClaudeControlResponseOnce = rule("claude/control/response-once", finding.Must, srcClaudeControl,
 		"A control_request gets at most one control_response.")
 	// ClaudeControlCancelPending: a cancel names a request its sender sent.
-	ClaudeControlCancelPending = rule("claude/control/cancel-pending", finding.Must, srcClaudeExit,
+	ClaudeControlCancelPending = rule("claude/control/cancel-pending", finding.Must, srcClaudeCancel,
 		"control_cancel_request names a control_request that its sender sent earlier and has not already cancelled (an answer that crossed the cancel in flight is tolerated).")
 	// ClaudeControlNoResponseAfterCancel: cancelled requests are not answered.
-	ClaudeControlNoResponseAfterCancel = rule("claude/control/no-response-after-cancel", finding.Must, srcClaudeExit,
+	ClaudeControlNoResponseAfterCancel = rule("claude/control/no-response-after-cancel", finding.Must, srcClaudeCancel,
 		"A control_request withdrawn by control_cancel_request gets no control_response (the Python SDK cancels its handler and writes none).")
 	// ClaudeControlRequestAnswered: requests are answered before the end.
-	ClaudeControlRequestAnswered = rule("claude/control/request-answered", finding.Should, srcClaudeStdin,
+	ClaudeControlRequestAnswered = rule("claude/control/request-answered", finding.Should, srcClaudeControl,
 		"Every control_request is answered by a control_response, or withdrawn by control_cancel_request, before the stream ends. Checkable only on a transcript holding both directions.")
 )
 
 // Claude Code stdin (and the stdin side of a transcript).
 var (
 	// ClaudeStdinInterruptEnvelope: interrupts must use the control envelope.
-	ClaudeStdinInterruptEnvelope = rule("claude-stdin/interrupt/envelope", finding.Must, srcClaudeStdin,
+	ClaudeStdinInterruptEnvelope = rule("claude-stdin/interrupt/envelope", finding.Must, srcClaudeInterrupt,
 		`An interrupt is written as {"type":"control_request","request_id":…,"request":{"subtype":"interrupt"}}; the CLI silently ignores a bare {"subtype":"interrupt"} or one outside the request object, so such a line interrupts nothing.`)
 	// ClaudeStdinDirection: only stdin message types on stdin.
 	ClaudeStdinDirection = rule("claude-stdin/line/direction", finding.Should, srcClaudeStdin,
@@ -117,7 +131,7 @@ var (
 	CodexNothingAfterTurnEnd = rule("codex/order/nothing-after-turn-end", finding.Must, srcCodexOrder,
 		"Nothing follows turn.completed or turn.failed in the same process: the terminal event is the last line (a new turn.started is reported by codex/turn/one-per-process instead).")
 	// CodexTurnUsage: turn.completed carries usage.
-	CodexTurnUsage = rule("codex/turn/usage", finding.Must, srcCodexCatalog,
+	CodexTurnUsage = rule("codex/turn/usage", finding.Must, srcCodexUsage,
 		"turn.completed carries a usage object (thread-cumulative token counts).")
 	// CodexItemStartedFirst: lifecycle items start before they update or complete.
 	CodexItemStartedFirst = rule("codex/item/started-first", finding.Should, srcCodexCatalog,
@@ -129,16 +143,16 @@ var (
 	CodexItemNoUpdateAfterCompleted = rule("codex/item/no-update-after-completed", finding.Must, srcCodexOrder,
 		"An item gets no item.updated after its item.completed.")
 	// CodexItemIDUnique: item.started introduces a fresh id.
-	CodexItemIDUnique = rule("codex/item/id-unique", finding.Must, srcCodexOrder,
+	CodexItemIDUnique = rule("codex/item/id-unique", finding.Must, srcCodexItemIDs,
 		"item.started introduces a new item.id: not one already started or completed in this process (ids restart at item_0 in every process).")
 	// CodexItemTypeStable: one id, one item type.
-	CodexItemTypeStable = rule("codex/item/type-stable", finding.Must, srcCodexOrder,
+	CodexItemTypeStable = rule("codex/item/type-stable", finding.Must, srcCodexCatalog,
 		"item.started, item.updated and item.completed sharing an item.id carry the same item.type.")
 	// CodexItemClosedAtTurnEnd: started items complete before the turn ends.
 	CodexItemClosedAtTurnEnd = rule("codex/item/closed-at-turn-end", finding.Must, srcCodexOrder,
 		"Every started item is completed before turn.completed or turn.failed (the CLI completes unfinished items itself before ending the turn).")
 	// CodexTruncated: the stream ends with a terminal event.
-	CodexTruncated = rule("codex/stream/truncated", finding.Must, srcCodexExit,
+	CodexTruncated = rule("codex/stream/truncated", finding.Must, srcCodexOrder,
 		"The stream ends with turn.completed or turn.failed.")
 )
 
@@ -157,22 +171,22 @@ var (
 	GeminiOneUser = rule("gemini/message/one-user", finding.Should, srcGeminiOrder,
 		"Exactly one message with role user follows init (the raw prompt; one user turn per process).")
 	// GeminiToolResultKnown: tool_result names an earlier tool_use.
-	GeminiToolResultKnown = rule("gemini/tool/result-known-use", finding.Must, srcGeminiOrder,
+	GeminiToolResultKnown = rule("gemini/tool/result-known-use", finding.Must, srcGeminiTools,
 		"Every tool_result.tool_id names the tool_id of a tool_use seen earlier.")
 	// GeminiToolResultAfterUse: a tool_result never precedes its tool_use.
-	GeminiToolResultAfterUse = rule("gemini/tool/result-after-use", finding.Must, srcGeminiOrder,
+	GeminiToolResultAfterUse = rule("gemini/tool/result-after-use", finding.Must, srcGeminiTools,
 		"A tool_result comes after the tool_use it answers, never before it.")
 	// GeminiToolResultOnce: one result per tool_use.
-	GeminiToolResultOnce = rule("gemini/tool/result-once", finding.Must, srcGeminiOrder,
+	GeminiToolResultOnce = rule("gemini/tool/result-once", finding.Must, srcGeminiTools,
 		"A tool_use gets exactly one tool_result: there is no second tool_result for the same tool_id.")
 	// GeminiToolUseAnswered: every tool_use is answered.
-	GeminiToolUseAnswered = rule("gemini/tool/use-answered", finding.Must, srcGeminiOrder,
+	GeminiToolUseAnswered = rule("gemini/tool/use-answered", finding.Must, srcGeminiTools,
 		"Every tool_use gets a tool_result before result, unless result.status is error.")
 	// GeminiToolUseUnique: tool_ids are unique.
-	GeminiToolUseUnique = rule("gemini/tool/use-id-unique", finding.Must, srcGeminiOrder,
+	GeminiToolUseUnique = rule("gemini/tool/use-id-unique", finding.Must, srcGeminiTools,
 		"tool_use tool_ids are unique.")
 	// GeminiTruncated: the stream ends with result.
-	GeminiTruncated = rule("gemini/stream/truncated", finding.Must, srcGeminiExit,
+	GeminiTruncated = rule("gemini/stream/truncated", finding.Must, srcGeminiEnd,
 		"The stream ends with a result event.")
 )
 
@@ -188,22 +202,22 @@ var (
 	UnifiedEndedLast = rule("unified/order/session-ended-last", finding.Must, srcUnifiedModel,
 		"sessionEnded is the last event and appears once: nothing, not even another sessionEnded, follows it.")
 	// UnifiedToolKnown: tool events name an earlier toolStarted.
-	UnifiedToolKnown = rule("unified/tool/known-id", finding.Must, srcUnifiedModel,
+	UnifiedToolKnown = rule("unified/tool/known-id", finding.Must, srcUnifiedTools,
 		"toolProgress and toolCompleted name the toolId of an earlier toolStarted.")
 	// UnifiedToolStartedFirst: toolCompleted never precedes its toolStarted.
-	UnifiedToolStartedFirst = rule("unified/tool/started-first", finding.Must, srcUnifiedModel,
+	UnifiedToolStartedFirst = rule("unified/tool/started-first", finding.Must, srcUnifiedTools,
 		"toolCompleted comes after the toolStarted it completes, never before it.")
 	// UnifiedToolCompletedOnce: one toolCompleted per toolStarted.
-	UnifiedToolCompletedOnce = rule("unified/tool/completed-once", finding.Must, srcUnifiedModel,
+	UnifiedToolCompletedOnce = rule("unified/tool/completed-once", finding.Must, srcUnifiedTools,
 		"A toolStarted gets at most one toolCompleted.")
 	// UnifiedToolNoProgressAfterCompleted: completed tools are final.
-	UnifiedToolNoProgressAfterCompleted = rule("unified/tool/no-progress-after-completed", finding.Must, srcUnifiedModel,
+	UnifiedToolNoProgressAfterCompleted = rule("unified/tool/no-progress-after-completed", finding.Must, srcUnifiedTools,
 		"A tool gets no toolProgress after its toolCompleted.")
 	// UnifiedToolCompleted: every started tool completes.
-	UnifiedToolCompleted = rule("unified/tool/started-completed", finding.Must, srcUnifiedModel,
+	UnifiedToolCompleted = rule("unified/tool/started-completed", finding.Must, srcUnifiedTools,
 		"Every toolStarted gets a toolCompleted before sessionEnded, unless the session ended with reason cancelled, failed or timeout.")
 	// UnifiedToolIDUnique: toolIds are unique.
-	UnifiedToolIDUnique = rule("unified/tool/id-unique", finding.Must, srcUnifiedModel,
+	UnifiedToolIDUnique = rule("unified/tool/id-unique", finding.Must, srcUnifiedTools,
 		"toolStarted toolIds are unique within the session.")
 	// UnifiedEventIDUnique: event ids are unique.
 	UnifiedEventIDUnique = rule("unified/event/id-unique", finding.Must, srcUnifiedSchema,

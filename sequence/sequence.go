@@ -13,8 +13,8 @@
 //     (`--input-format stream-json`);
 //   - "codex": `codex exec --json` stdout;
 //   - "gemini": `gemini -o stream-json` stdout;
-//   - "unified": the unified camelCase event model of seed 000 §7.2/§8.1;
-//   - "shim": the Claude-compatible shim contract of seed 001.
+//   - "unified": the unified camelCase event model (docs/protocols/unified.md);
+//   - "shim": the Claude-compatible shim contract (docs/protocols/shim.md).
 //
 // Memory is bounded by what is pending (open turns, unanswered calls and
 // requests), never by the length of the stream. Ids that are no longer
@@ -75,7 +75,7 @@ type Event struct {
 
 // DefaultShimMaxLine is the shim line budget used when Options.ShimMaxLine
 // is 0: Yume's stream parser buffers about 100 KB per JSON object
-// (seed 001 §1 "Chunking & Buffer Limits").
+// (docs/protocols/shim.md#chunking).
 const DefaultShimMaxLine int64 = 100 * 1024
 
 // Options adjusts what a checker can check.

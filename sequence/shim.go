@@ -5,14 +5,14 @@ import (
 )
 
 // shim checks the output of an adapter against the Claude-compatible shim
-// contract of seed 001: system init once and first, text and tool lines,
+// contract (docs/protocols/shim.md): system init once and first, text and tool lines,
 // each tool_use answered before more text, result as the terminal message
 // of each turn, then message_stop, with usage at least once per completed
 // turn.
 //
 // The contract has no explicit turn delimiter on the output side, so this
-// checker reads it as follows (seed 001 §1 "Message Ordering & Stream
-// Boundaries" and §4):
+// checker reads it as follows (docs/protocols/shim.md#order and
+// #errors):
 //   - A turn opens with its first text, thinking, assistant, tool, error or
 //     interrupt line and is closed by result.
 //   - After result come only message_stop and usage (both count for the
@@ -21,11 +21,11 @@ import (
 //     assistant and tool lines and a second result after result are
 //     violations, reported once, after which they are taken as a new turn.
 //   - An error or interrupt after result is allowed without a user line: it
-//     opens a turn of its own that needs its own result (seed 001 §4: emit
+//     opens a turn of its own that needs its own result (docs/protocols/shim.md#errors: emit
 //     result even after errors; interrupt, then result).
 //   - A tool_use may repeat an id only to retry a call that is still
 //     pending, or that was answered with is_error true or left unanswered
-//     (seed 001 §4: retries reuse the id); repeating an id that was answered
+//     (docs/protocols/shim.md#errors: retries reuse the id); repeating an id that was answered
 //     successfully is a duplicate.
 //   - Only the top-level tool_use and tool_result lines are paired; tool
 //     blocks inside pass-through assistant/user messages are not, since a

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Lines of the shim contract, after the example stream of seed 001 §1.
+// Lines of the shim contract, after the example stream of the shim contract (docs/protocols/shim.md).
 const (
 	sInit      = `{"type":"system","subtype":"init","session_id":"sess_123","model":"gemini-1.5-pro","cwd":"/repo","permissionMode":"default","tools":["Read","Bash"]}`
 	sText      = `{"type":"text","content":"Sure, I can help with that."}`
@@ -57,7 +57,7 @@ var shimCases = []ruleCase{
 		rule: ShimSequential, dialect: "shim",
 		bad:  lines(sInit, sUse("call_1"), sUse("call_2"), sRes("call_1"), sRes("call_2"), sUsage, sResult, sStop),
 		want: []string{"shim/tool/sequential@3"},
-		// Re-emitting a pending call is a retry (seed 001 §4).
+		// Re-emitting a pending call is a retry (docs/protocols/shim.md#errors).
 		good: lines(sInit, sUse("call_1"), sUse("call_1"), sRes("call_1"), sUse("call_2"), sRes("call_2"), sUsage, sResult, sStop),
 	},
 	{

@@ -6,7 +6,7 @@ import (
 	"github.com/agentconform/agentconform/finding"
 )
 
-// unified checks the unified event model of seed 000 §7.2/§8.1: one
+// unified checks the unified event model (docs/protocols/unified.md#events): one
 // session from sessionStarted to sessionEnded, tools paired by toolId,
 // every event with a unique id and the session's sessionId.
 //

@@ -47,7 +47,7 @@ type Header struct {
 	SessionID string `json:"session_id,omitempty"`
 	// Source says where the transcript came from: "captured" (a real CLI
 	// against a mock model), "recorded" (agentconform record) or
-	// "synthesized" (written by hand after protocols.md).
+	// "synthesized" (written by hand after docs/protocols).
 	Source string `json:"source,omitempty"`
 }
 

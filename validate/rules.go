@@ -14,27 +14,43 @@ type schemaRules struct {
 	byKind                      map[schemas.DriftKind]*finding.Rule
 }
 
-// sources says where each (profile, dialect) schema comes from.
+// Sources of the rules: sections of the protocol reference (docs/protocols)
+// that say what each schema or rule enforces and on what evidence.
+const (
+	srcSpecUnified    = "docs/protocols/spec.md#unified-schema"
+	srcSpecNative     = "docs/protocols/spec.md#native-schemas"
+	srcUnifiedEvents  = "docs/protocols/unified.md#events"
+	srcShimTypes      = "docs/protocols/shim.md#message-types"
+	srcClaudeStdout   = "docs/protocols/claude.md#stdout"
+	srcClaudeStdin    = "docs/protocols/claude.md#stdin"
+	srcCodexEvents    = "docs/protocols/codex.md#events"
+	srcGeminiEvents   = "docs/protocols/gemini.md#events"
+	srcSchemaProfiles = "docs/protocols/jsonl.md#schema-profiles"
+	srcDialects       = "docs/protocols/jsonl.md#dialects"
+	srcTranscripts    = "docs/protocols/jsonl.md#transcripts"
+)
+
+// schemaSource says where each (profile, dialect) schema comes from.
 func schemaSource(p schemas.Profile, d schemas.Dialect) string {
 	switch {
 	case p == schemas.Spec && d == schemas.UnifiedEvents:
-		return "seed 000 §8.1"
+		return srcSpecUnified
 	case p == schemas.Spec:
-		return "seed 000 §8.2"
+		return srcSpecNative
 	case d == schemas.UnifiedEvents:
-		return "seed 000 §8.1 (corrected: schemas/unified)"
+		return srcUnifiedEvents
 	case d == schemas.ShimEvents:
-		return "seed 001 §1 Canonical Stream JSON"
+		return srcShimTypes
 	case d == schemas.Claude:
-		return "protocols.md §1.2"
+		return srcClaudeStdout
 	case d == schemas.ClaudeStdin:
-		return "protocols.md §1.3"
+		return srcClaudeStdin
 	case d == schemas.Codex:
-		return "protocols.md §2.2"
+		return srcCodexEvents
 	case d == schemas.Gemini:
-		return "protocols.md §3.2"
+		return srcGeminiEvents
 	}
-	return "schemas/README.md"
+	return srcSchemaProfiles
 }
 
 // rulePrefix is the ID prefix of a dialect's rules under a profile: the spec
@@ -81,22 +97,22 @@ func newSchemaRules(p schemas.Profile, d schemas.Dialect) *schemaRules {
 var (
 	// RuleUnknownDialect fires when no event of a stream says which dialect it is.
 	RuleUnknownDialect = &finding.Rule{ID: "stream/unknown-dialect", Level: finding.Must,
-		Source:      "seed 000 §2.2 JSONL Format",
+		Source:      srcDialects,
 		Requirement: "A stream must contain events that identify its dialect (claude, codex, gemini, unified or shim)."}
 	// RuleNoKnownEvents fires when not one event of a stream is of a type
 	// its dialect's schema knows: the stream is of another dialect, or not
 	// an event stream at all, and nothing else would say so.
 	RuleNoKnownEvents = &finding.Rule{ID: "stream/no-known-events", Level: finding.Must,
-		Source:      "seed 000 §2.2 JSONL Format",
+		Source:      srcDialects,
 		Requirement: "A stream must contain at least one event of a type its dialect defines."}
 	// RuleNoSchema records that the chosen profile has no schema for the
 	// stream's dialect, so only framing and sequence rules were checked.
 	RuleNoSchema = &finding.Rule{ID: "stream/no-schema", Level: finding.Info,
-		Source:      "schemas/README.md",
+		Source:      srcSchemaProfiles,
 		Requirement: "A stream is checked against the schema of its profile where one exists."}
 	// RuleTranscriptLine fires on a transcript line that is not a valid
 	// transcript record (dir, t_ms, line).
 	RuleTranscriptLine = &finding.Rule{ID: "transcript/record", Level: finding.Must,
-		Source:      "README.md Transcripts; testdata/captures/README.md",
+		Source:      srcTranscripts,
 		Requirement: `Every transcript line must be a valid record: an agentconform/v1 header or step, or a capture record with "dir" (in, out, err or meta) and, for in/out/err, a string "line".`}
 )

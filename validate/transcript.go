@@ -22,7 +22,7 @@ const maxPaths = 64
 // RuleTranscriptPaths records that a transcript had more paths than are
 // validated.
 var RuleTranscriptPaths = &finding.Rule{ID: "transcript/paths", Level: finding.Info,
-	Source:      "README.md Transcripts",
+	Source:      srcTranscripts,
 	Requirement: "Every path through a transcript's branches is validated, up to 64 per process."}
 
 // isV1 reports whether the first line of a stream is an agentconform/v1

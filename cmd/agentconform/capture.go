@@ -169,7 +169,7 @@ func runCapture(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fl.SetOutput(stderr)
 	clis := addCLIFlags(fl)
 	var (
-		scenarios = fl.StringSlice("scenario", nil, "the scenarios to capture (default: all; \"compliance\" for the five of seed 001 §7)")
+		scenarios = fl.StringSlice("scenario", nil, "the scenarios to capture (default: all; \"compliance\" for the five compliance scenarios of the shim profile)")
 		out       = fl.StringP("out", "o", "captures", "write transcripts to OUT/<cli>/<version>/<scenario>.jsonl")
 		workDir   = fl.String("work-dir", capture.DefaultWorkDir(), "where the throwaway homes go (not the system temp directory: Codex refuses to set up there)")
 		keepWork  = fl.Bool("keep-work", false, "keep each throwaway home after its run")

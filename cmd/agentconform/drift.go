@@ -46,7 +46,7 @@ func runDrift(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fl.SetOutput(stderr)
 	clis := addCLIFlags(fl)
 	var (
-		scenarios  = fl.StringSlice("scenario", nil, "the scenarios to capture and compare (default: all; \"compliance\" for the five of seed 001 §7)")
+		scenarios  = fl.StringSlice("scenario", nil, "the scenarios to capture and compare (default: all; \"compliance\" for the five compliance scenarios of the shim profile)")
 		baseline   = fl.String("baseline", "", "compare with this directory of captures or fixtures (default: the embedded fixtures)")
 		captures   = fl.String("captures", "", "compare the newest captures in this directory (DIR/<cli>/<version>/) instead of capturing")
 		out        = fl.StringP("out", "o", "captures", "write new captures to OUT/<cli>/<version>/<scenario>.jsonl")

@@ -64,6 +64,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		junitOut       = fl.String("junit", "", "write JUnit XML (one testsuite per check family) to this file")
 		markdownOut    = fl.String("markdown", "", "write the Markdown summary (pull-request comment, $GITHUB_STEP_SUMMARY) to this file")
 		htmlOut        = fl.String("html", "", "write the self-contained HTML report to this file")
+		sourceBase     = fl.String("source-base", "", "where the Markdown and HTML reports link each check's source: the repository root as a URL, or as a path relative to the report (default: the reference as published on GitHub for this version)")
 		interrupt      = fl.String("interrupt", "command", "how the runner interrupts: command (the harness interrupt line) or signal (SIGINT to the adapter)")
 		transcriptFile = fl.String("transcript", "", "run one case that replays this transcript file instead of the fixtures")
 		cliVersions    = fl.StringArray("cli-version", nil, "replay an older CLI release: CLI=VERSION (repeatable, or comma-separated), e.g. claude=2.1.329; that CLI's cases replay the fixtures captured at that version, and those whose scenario was not captured then are SKIP (--list shows the versions)")
@@ -212,7 +213,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "agentconform run: writing %s: %v\n", *ndjsonOut, stream.Err())
 		return exitUsage
 	}
-	outs := &outputs{junit: junitOut, markdown: markdownOut, html: htmlOut, title: new(string), reportURL: new(string), maxBytes: new(int)}
+	outs := &outputs{junit: junitOut, markdown: markdownOut, html: htmlOut, title: new(string), reportURL: new(string), sourceBase: sourceBase, maxBytes: new(int)}
 	if err := outs.write(doc, stdout, reports.SummaryOptions{}); err != nil {
 		fmt.Fprintf(stderr, "agentconform run: writing reports: %v\n", err)
 		return exitUsage

@@ -30,9 +30,9 @@ type Profile string
 
 // The profiles the reference adapters implement.
 const (
-	// ProfileUnified is the unified event model of seed 000 §7.2/§8.1.
+	// ProfileUnified is the unified event model (docs/protocols/unified.md).
 	ProfileUnified Profile = "unified"
-	// ProfileShim is the Claude-compatible stream of seed 001.
+	// ProfileShim is the Claude-compatible stream of a shim (docs/protocols/shim.md).
 	ProfileShim Profile = "shim"
 )
 

@@ -3,7 +3,7 @@ package reference
 import "strings"
 
 // claudeArgs is how the SDKs start Claude Code: long-lived, stream-json
-// on both sides (protocols.md §1.1). --resume=ID is one token, as the
+// on both sides (docs/protocols/claude.md#invocation). --resume=ID is one token, as the
 // Python SDK passes it, so that an id cannot be read as a flag.
 func claudeArgs(c Config) []string {
 	args := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json"}
@@ -22,7 +22,7 @@ func claudeArgs(c Config) []string {
 	return append(args, c.ExtraArgs...)
 }
 
-// codexArgs runs one Codex turn (protocols.md §2.1): `exec --json`, the
+// codexArgs runs one Codex turn (docs/protocols/codex.md#invocation): `exec --json`, the
 // options before `resume <id>` (which rejects -s after it), and the prompt
 // last. A prompt that starts with "-" would read as a flag, so it goes to
 // stdin instead, named by "-"; the second result says so.
@@ -44,7 +44,7 @@ func codexArgs(c Config, resume, prompt string) ([]string, bool) {
 	return append(args, prompt), false
 }
 
-// geminiArgs runs one Gemini turn (protocols.md §3.1). Headless default
+// geminiArgs runs one Gemini turn (docs/protocols/gemini.md#invocation). Headless default
 // mode removes the tools that need confirmation, so allow is -y and deny
 // is --approval-mode default (never both: the CLI rejects that).
 func geminiArgs(c Config, resume, prompt string) []string {

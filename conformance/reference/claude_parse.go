@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Claude Code stream-json lines (protocols.md §1.2) are decoded in two
+// Claude Code stream-json lines (docs/protocols/claude.md#stdout) are decoded in two
 // steps: the header, then the struct of the line's type, so that a field
 // that means something else in another type (system/permission_denied has
 // a string "message") cannot make a line undecodable. Unknown fields and

@@ -5,7 +5,7 @@ import "strings"
 // claudeDeltas reconciles the two forms in which Claude delivers a text
 // block under --include-partial-messages: stream_event text (or thinking)
 // deltas first, then the assistant message carrying the whole block
-// (protocols.md §1.4). The deltas become partial text facts as they come;
+// (docs/protocols/claude.md#partial-messages). The deltas become partial text facts as they come;
 // the whole block then adds only what the deltas did not already deliver,
 // so the concatenated text equals the CLI's text exactly once.
 type claudeDeltas struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/agentconform/agentconform/conformance/unified"
 )
 
-// Codex `exec --json` lines (protocols.md §2.2) are decoded in two steps,
+// Codex `exec --json` lines (docs/protocols/codex.md#events) are decoded in two steps,
 // the type and then the struct of that type.
 type codexThread struct {
 	ThreadID string `json:"thread_id"`

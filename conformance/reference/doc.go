@@ -1,6 +1,6 @@
 // Package reference holds agentconform's reference adapters: translators
 // from the real streams of Claude Code, Codex CLI and Gemini CLI to the
-// unified event model (package conformance/unified) and to the seed 001
+// unified event model (package conformance/unified) and to the
 // Claude-compatible shim stream, process drivers that run the CLIs the way
 // their own SDKs do, and the harness server behind `agentconform adapter`.
 //

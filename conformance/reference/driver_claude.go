@@ -15,7 +15,7 @@ import (
 
 // claudeDriver runs Claude Code as the SDKs do: one long-lived process,
 // stream-json on stdin and stdout, the control protocol for initialize,
-// permission prompts and interrupts (protocols.md §1.3-§1.5).
+// permission prompts and interrupts (docs/protocols/claude.md#control, #interrupt).
 type claudeDriver struct {
 	cfg  Config
 	ctx  context.Context
@@ -51,7 +51,7 @@ func startClaude(ctx context.Context, cfg Config) (*claudeDriver, error) {
 	_, _ = rand.Read(tag[:])
 	d := &claudeDriver{cfg: cfg, ctx: ctx, p: p, tag: hex.EncodeToString(tag[:]), perms: map[string]permState{}}
 	context.AfterFunc(ctx, func() { p.stop(cfg.stopGrace()) })
-	// The first line need not be initialize (protocols.md §1.3), but the
+	// The first line need not be initialize (docs/protocols/claude.md#stdin), but the
 	// SDKs send it, and hooks or MCP servers would need it. A failure
 	// here shows up as the first turn's failure.
 	_ = d.request("initialize", nil)

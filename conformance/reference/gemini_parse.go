@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 )
 
-// Gemini CLI stream-json events (protocols.md §3.2: init, message,
+// Gemini CLI stream-json events (docs/protocols/gemini.md#events: init, message,
 // tool_use, tool_result, error, result) are decoded in two steps, the type
 // and then the struct of that type.
 type geminiInit struct {

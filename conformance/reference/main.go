@@ -18,7 +18,7 @@ const mainUsage = `Usage: %s [--profile unified|shim] [flags]
 Runs the reference adapter: speaks the harness protocol of
 conformance/HARNESS.md on stdin and stdout, drives claude, codex or gemini
 as their SDKs do, and hands out their events translated to the unified
-event model (--profile unified) or the seed 001 shim stream (--profile
+event model (--profile unified) or the shim stream (--profile
 shim). SIGINT interrupts the running turn (signal mode); SIGTERM stops the
 CLI and ends. The CLIs' stderr goes to stderr.
 

@@ -37,7 +37,7 @@ func (p Permission) decide() PermissionDecision {
 }
 
 // permissionResponse is the PermissionResult payload of the answer
-// (protocols.md §1.3): allow with the (original or updated) input, or deny
+// (docs/protocols/claude.md#permission): allow with the (original or updated) input, or deny
 // with a message.
 func permissionResponse(req PermissionRequest, d PermissionDecision) map[string]any {
 	if d.Allow {

@@ -16,7 +16,7 @@ const (
 	shimInputBytes = 64 << 10
 )
 
-// shimRenderer turns facts into seed 001 shim lines.
+// shimRenderer turns facts into shim lines (docs/protocols/shim.md).
 type shimRenderer struct {
 	agent Agent
 	opts  Options

@@ -108,7 +108,7 @@ func StartUnified(ctx context.Context, cfg Config, out func(unified.Event)) (*Se
 	return Start(ctx, cfg, tr, out)
 }
 
-// StartShim starts a session whose events are seed 001 shim lines.
+// StartShim starts a session whose events are shim lines (docs/protocols/shim.md).
 func StartShim(ctx context.Context, cfg Config, out func(ShimEvent)) (*Session[ShimEvent], error) {
 	tr, err := NewShim(cfg.Agent, cfg.TranslatorOptions())
 	if err != nil {

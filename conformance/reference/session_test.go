@@ -72,7 +72,7 @@ func TestSessionMatchesOracle(t *testing.T) {
 	}
 }
 
-// checkArgv checks the invocation of each process against protocols.md.
+// checkArgv checks the invocation of each process against docs/protocols.
 func checkArgv(t *testing.T, agent Agent, starts []fakecli.Observation, results []TurnResult) {
 	t.Helper()
 	for i, st := range starts {

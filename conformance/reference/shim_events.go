@@ -8,7 +8,7 @@ import (
 	"github.com/agentconform/agentconform/conformance/unified"
 )
 
-// ShimEvent is one line of the seed 001 shim stream (the Claude-compatible
+// ShimEvent is one line of the shim stream (the Claude-compatible
 // stream-json a translation shim emits; schemas/shim/shim-event.schema.json).
 // Each type marshals with its "type" (and "subtype") first.
 type ShimEvent interface {
@@ -24,7 +24,7 @@ type ShimInit struct {
 	// Model and Cwd are the CLI's model and working directory.
 	Model string `json:"model"`
 	Cwd   string `json:"cwd"`
-	// PermissionMode is default, auto or deny (seed 001 §2).
+	// PermissionMode is default, auto or deny (docs/protocols/shim.md#permissions).
 	PermissionMode string `json:"permissionMode"`
 	// Tools lists the tools the CLI reported (Claude), else none.
 	Tools []string `json:"tools"`
@@ -69,7 +69,7 @@ type ShimToolUse struct {
 }
 
 // ShimToolResult is a tool call's result. Content is a JSON string or an
-// object with content or output (seed 001 §6).
+// object with content or output (docs/protocols/shim.md#message-types).
 type ShimToolResult struct {
 	// ToolUseID is the id of the tool_use this answers.
 	ToolUseID string `json:"tool_use_id"`

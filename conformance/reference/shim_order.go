@@ -1,7 +1,7 @@
 package reference
 
-// shimOrder enforces the shim's ordering rules (seed 001 §1 "Message
-// Ordering & Stream Boundaries"): tool calls one at a time, each tool_use
+// shimOrder enforces the shim's ordering rules
+// (docs/protocols/shim.md#order): tool calls one at a time, each tool_use
 // followed by its tool_result before any further text or tool_use. CLIs
 // that run tools in parallel (Gemini: tool_use A, tool_use B, tool_result A,
 // tool_result B) or stream text while a tool runs are reordered: lines that

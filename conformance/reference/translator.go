@@ -96,7 +96,7 @@ func NewUnified(agent Agent, opts Options) (Translator[unified.Event], error) {
 	return newCore[unified.Event](agent, p, newUnifiedRenderer(agent, opts)), nil
 }
 
-// NewShim returns a translator from agent's stream to the seed 001 shim
+// NewShim returns a translator from agent's stream to the shim
 // stream.
 func NewShim(agent Agent, opts Options) (Translator[ShimEvent], error) {
 	p, err := newParser(agent, opts)
@@ -304,7 +304,7 @@ func (c *core[E]) EndTurn(end TurnEnd) ([]E, TurnResult) {
 		// The CLI wrote nothing that starts the session (it failed before
 		// its first line, or wrote only its terminal event): start it with
 		// what is known, so the caller sees the turn end (a shim's error
-		// and result, seed 001 "emit result even after errors").
+		// and result: the shim contract says "emit result even after errors").
 		c.started = true
 		out = append(out, c.r.render(factSession{id: c.p.sessionID()})...)
 	}

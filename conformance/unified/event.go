@@ -1,5 +1,5 @@
 // Package unified holds Go types for the unified event model of the protocol
-// spec (seed 000 §7.2, JSON Schema §8.1, and its corrected copy
+// spec (docs/protocols/unified.md#events: its §7.2, JSON Schema §8.1, and the corrected copy
 // schemas/unified/unified-event.schema.json): the eight events an adapter
 // hands its caller whichever CLI it drives (Claude Code, Codex CLI, Gemini
 // CLI).

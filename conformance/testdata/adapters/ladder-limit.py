@@ -13,7 +13,7 @@ then SIGKILL), reports turn_end ok:false with the error
 
 (N is how much of the line it read before giving up) and goes on: the
 session ends normally with its end record after close. A limit is allowed
-(protocols.md §1.6, §2.5): what is not allowed is losing the line silently,
+(docs/protocols/unified.md#lines): what is not allowed is losing the line silently,
 and this adapter says what it lost and why, naming the size.
 
 Harness protocol (conformance/HARNESS.md): hello first, one turn_end per

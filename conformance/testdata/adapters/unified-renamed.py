@@ -3,7 +3,7 @@
 agent codex, supports multi_turn, resume and interrupt). See README.md in
 this directory.
 
-It translates `codex exec --json` into the unified events (seed 000 §8.1)
+It translates `codex exec --json` into the unified events (docs/protocols/unified.md)
 completely: the text (answers as assistant textChunks; reasoning, error items
 and error events as textChunks with role null), every tool's input, output,
 success and error, the file changes, and the usage of every turn. It differs
