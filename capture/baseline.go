@@ -51,7 +51,7 @@ func (b Baseline) Load(cli, version, scenario string) (*transcript.Transcript, e
 	}
 	var older, notNewer string
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !IsDirEntry(filepath.Join(b.Dir, cli), e) {
 			continue
 		}
 		v := e.Name()
@@ -99,8 +99,13 @@ type DriftReport struct {
 	Baseline        string `json:"baseline,omitempty"`
 	BaselineVersion string `json:"baseline_version,omitempty"`
 	BaselineSource  string `json:"baseline_source,omitempty"`
-	// Changes are the differences in shape.
+	// Changes are the differences in shape, along the paths the capture
+	// took.
 	Changes []Change `json:"changes,omitempty"`
+	// NotCompared says which parts of those paths the baseline leaves to
+	// the fake (a signal's default handling, a control request it scripts
+	// no step for), so that they were not compared, and why.
+	NotCompared []string `json:"not_compared,omitempty"`
 	// SchemaFile is the observed schema the capture was validated by;
 	// Schema lists what it did not know, Violations what broke it.
 	SchemaFile string   `json:"schema,omitempty"`
@@ -114,8 +119,9 @@ func (r *DriftReport) Drifted() bool {
 }
 
 // CompareCapture compares a captured transcript with its baseline (the
-// shape: event kinds, fields, values, order, exits) and validates it under
-// the observed profile (schema drift and violations).
+// shape along the paths the capture took, see Along: event kinds, fields,
+// values, order, exits) and validates it under the observed profile
+// (schema drift and violations).
 func CompareCapture(ctx context.Context, t *transcript.Transcript, b Baseline) (*DriftReport, error) {
 	h := t.Header
 	r := &DriftReport{CLI: h.CLI, Scenario: h.Scenario, Version: h.CLIVersion}
@@ -129,7 +135,9 @@ func CompareCapture(ctx context.Context, t *transcript.Transcript, b Baseline) (
 			r.Baseline = "fixture " + base.Name
 		}
 		r.BaselineVersion, r.BaselineSource = base.Header.CLIVersion, base.Header.Source
-		r.Changes = Compare(ShapeOf(base), ShapeOf(t))
+		bs, cs := Along(base, t)
+		r.Changes = Compare(bs, cs)
+		r.NotCompared = bs.Notes
 	}
 	v, err := Validate(ctx, t, nil)
 	if err != nil {
@@ -143,4 +151,18 @@ func CompareCapture(ctx context.Context, t *transcript.Transcript, b Baseline) (
 		r.Violations = append(r.Violations, f.String())
 	}
 	return r, nil
+}
+
+// IsDirEntry reports whether the entry e of directory dir is a directory,
+// or a symbolic link to one (a version directory linked in from elsewhere
+// counts).
+func IsDirEntry(dir string, e fs.DirEntry) bool {
+	if e.IsDir() {
+		return true
+	}
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(dir, e.Name()))
+	return err == nil && st.IsDir()
 }

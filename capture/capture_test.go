@@ -295,10 +295,11 @@ func TestCaptureInterruptBranches(t *testing.T) {
 		t.Errorf("header %+v", h)
 	}
 	sh := ShapeOf(res.Transcript)
-	if sh.Exits[0]["main"] != "0" || sh.Exits[0]["SIGINT"] != "1" {
-		t.Errorf("exits %v, want main 0 and SIGINT 1", sh.Exits)
+	if len(sh.Paths) != 2 || sh.Paths[0].Name != "process 1" || sh.Paths[0].Exit != "0" ||
+		sh.Paths[1].Name != "process 1 after SIGINT" || sh.Paths[1].Exit != "1" {
+		t.Errorf("paths %+v, want process 1 exiting 0 and process 1 after SIGINT exiting 1", sh.Paths)
 	}
-	if got := strings.Join(sh.Order[0], ","); !strings.HasSuffix(got, "turn.completed") {
+	if got := strings.Join(sh.Paths[0].Order, ","); !strings.HasSuffix(got, "turn.completed") {
 		t.Errorf("main path %s does not complete", got)
 	}
 	var buf bytes.Buffer

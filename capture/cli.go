@@ -40,6 +40,60 @@ type Sandbox struct {
 	// Files are the configuration files written, by path relative to
 	// Home, for the record and for tests.
 	Files map[string]string
+	// RunDir, when set, is a short directory outside Root given to Claude
+	// as XDG_RUNTIME_DIR, because its socket path under TMPDIR would be
+	// too long (see socketDir); Remove removes it.
+	RunDir string
+}
+
+// Remove removes the sandbox: Root unless keep is set, and RunDir.
+func (sb *Sandbox) Remove(keep bool) {
+	if sb.RunDir != "" {
+		os.RemoveAll(sb.RunDir)
+	}
+	if !keep {
+		os.RemoveAll(sb.Root)
+	}
+}
+
+// Claude Code binds a messaging socket at
+// $XDG_RUNTIME_DIR/cc-socks/<pid>.sock, else $TMPDIR/cc-socks/<pid>.sock,
+// as long as that path has at most maxSocketPath bytes; a longer one
+// makes it fall back to /tmp/cc-socks-<uid>/<pid>.sock, outside the
+// sandbox, and that directory stays behind (observed on 2.1.331).
+const (
+	maxSocketPath = 103
+	// socketTail is the longest "/cc-socks/<pid>.sock" (pid_max is at
+	// most 4194304 on Linux).
+	socketTail = len("/cc-socks/4194304.sock")
+)
+
+// socketFits reports whether Claude's socket path under dir fits.
+func socketFits(dir string) bool { return len(dir)+socketTail <= maxSocketPath }
+
+// FallbackSocketDir is where Claude Code binds its messaging socket when
+// the path under its runtime or temporary directory would be too long.
+func FallbackSocketDir() string {
+	return filepath.Join("/tmp", fmt.Sprintf("cc-socks-%d", os.Getuid()))
+}
+
+// socketDir makes a short runtime directory for Claude when its socket
+// path under tmp would be too long: a fresh directory in the system
+// temporary directory (or /tmp, when that is long too). It returns "" when
+// tmp is short enough.
+func socketDir(tmp string) (string, error) {
+	if socketFits(tmp) {
+		return "", nil
+	}
+	base := os.TempDir()
+	if !socketFits(filepath.Join(base, "acs-0123456789")) {
+		base = "/tmp"
+	}
+	dir, err := os.MkdirTemp(base, "acs-")
+	if err != nil {
+		return "", fmt.Errorf("capture: a short runtime directory for Claude's socket: %w", err)
+	}
+	return dir, nil
 }
 
 // sandboxOptions say how to configure the CLI for one run.
@@ -89,6 +143,16 @@ func newSandbox(root string, o sandboxOptions) (*Sandbox, error) {
 		sb.Files[rel] = content
 	}
 	sb.Env = append(baseEnv(o, home), vars...)
+	if o.cli == "claude" {
+		run, err := socketDir(filepath.Join(home, "tmp"))
+		if err != nil {
+			return nil, err
+		}
+		if run != "" {
+			sb.RunDir = run
+			sb.Env = append(sb.Env, "XDG_RUNTIME_DIR="+run)
+		}
+	}
 	return sb, nil
 }
 

@@ -9,11 +9,11 @@ import (
 	"github.com/agentconform/agentconform/transcript"
 )
 
-// Shape is what a transcript's stdout shows about a CLI's protocol, with
-// the values that change every run (ids, texts, times, numbers) left out:
-// which kinds of events appear, which fields each kind carries, which
-// values its enum-like fields take, in which order the kinds come, and how
-// the processes exit.
+// Shape is what a transcript's stdout shows about a CLI's protocol along
+// some paths through it, with the values that change every run (ids,
+// texts, times, numbers) left out: which kinds of events appear, which
+// fields each kind carries, which values its enum-like fields take, and
+// per path the order of the kinds and how the process exits.
 type Shape struct {
 	// Kinds counts the events of each kind ("assistant:tool_use",
 	// "item.started:command_execution", "result/success").
@@ -24,12 +24,29 @@ type Shape struct {
 	// Values holds, per kind and pointer ("kind pointer"), the values of
 	// enum-like fields (type, subtype, status, role, stop_reason, ...).
 	Values map[string]map[string]bool
-	// Order is the sequence of kinds along the main path of each process
-	// (repeats of one kind in a row counted once).
-	Order [][]string
-	// Exits maps, per process, "main" and every signal with an on_signal
-	// action to the exit status reached ("0", "1", "SIGTERM").
-	Exits []map[string]string
+	// Paths are the paths compared, in order: per process its main path
+	// ("process 1") and the path after each signal its capture sent
+	// ("process 1 after SIGINT").
+	Paths []PathShape
+	// Problems are the places where a baseline cannot follow the
+	// capture's path (set by Along only).
+	Problems []Change
+	// Notes say what was not compared and why (set by Along only).
+	Notes []string
+
+	seen map[[2]int]bool // the stdout lines counted, by process and step
+}
+
+// PathShape is one path through one process.
+type PathShape struct {
+	// Name is "process N" or "process N after SIGNAL".
+	Name string
+	// Order is the sequence of event kinds on stdout (repeats of one kind
+	// in a row counted once).
+	Order []string
+	// Exit is the exit status reached ("0", "1", "SIGTERM", "(none)"); ""
+	// when the path was not followed to its end.
+	Exit string
 }
 
 // kindOf names an event's kind for cli: its type, with the subtype or the
@@ -121,30 +138,118 @@ var (
 
 const maxShapeDepth = 8
 
-// ShapeOf reads a transcript's shape.
+// ShapeOf reads a transcript's shape along its own paths: the main path of
+// each process, and the branch each of its on_signal steps takes.
 func ShapeOf(t *transcript.Transcript) *Shape {
-	s := &Shape{Kinds: map[string]int{}, Fields: map[string]map[string]bool{}, Values: map[string]map[string]bool{}}
-	cli := t.Header.CLI
-	for _, st := range t.Steps {
-		if st.Op != transcript.OpOut {
-			continue
+	_, c := Along(t, t)
+	return c
+}
+
+// Along walks base along every path capt took (the same stdin lines, the
+// same answers to the CLI's requests, the same signal after the same
+// stdout) and returns the shapes of both on those paths. Where base leaves
+// a path to the fake (an on_signal "default", a control request it scripts
+// no step for), both are compared only up to that point, and a note says
+// so; where base cannot follow (it exits before the signal, waits for
+// another line), a Change of What "path" says so.
+func Along(base, capt *transcript.Transcript) (b, c *Shape) {
+	b, c = newShape(), newShape()
+	cli := capt.Header.CLI
+	baseProcs := base.Processes()
+	for pi, proc := range capt.Processes() {
+		var bsteps []transcript.Step
+		if pi < len(baseProcs) {
+			bsteps = baseProcs[pi]
 		}
-		ev := decodeEvent(st.Text)
+		for _, p := range capturePaths(capt.Header, pi, proc) {
+			w := follow(capt.Header, bsteps, p.events)
+			couts := p.outs
+			cexit := exitOfPath(proc, p)
+			if w.stopped >= 0 {
+				couts = couts[:p.events[w.stopped].at]
+				cexit, w.exit = "", ""
+			}
+			if w.note != "" {
+				b.Notes = append(b.Notes, p.name+": "+w.note)
+			}
+			// Where the baseline cannot follow, the problem says so; the
+			// order and exit of the path are not compared as well.
+			compared := w.problem == ""
+			if !compared {
+				b.Problems = append(b.Problems, Change{What: "path", How: "changed", Path: p.name, New: w.problem})
+			}
+			b.addPath(cli, pi, p.name, bsteps, w.outs, w.exit, compared)
+			c.addPath(cli, pi, p.name, proc, couts, cexit, compared)
+		}
+	}
+	return b, c
+}
+
+// exitOfPath is how a capture's path ends.
+func exitOfPath(steps []transcript.Step, p capPath) string {
+	if len(p.steps) == 0 {
+		return "(none)"
+	}
+	last := steps[p.steps[len(p.steps)-1]]
+	switch last.Op {
+	case transcript.OpExit:
+		return fmt.Sprint(last.Code)
+	case transcript.OpExitSignal:
+		return last.Signal
+	case transcript.OpOnSignal:
+		// The signal's action ended the process.
+		for _, e := range p.events {
+			if e.op == transcript.OpOnSignal {
+				action := last.OnSignal[e.signal]
+				if code, ok := strings.CutPrefix(action, "exit:"); ok {
+					return code
+				}
+				if action == "die" {
+					return e.signal
+				}
+			}
+		}
+	}
+	return "(none)"
+}
+
+func newShape() *Shape {
+	return &Shape{Kinds: map[string]int{}, Fields: map[string]map[string]bool{}, Values: map[string]map[string]bool{},
+		seen: map[[2]int]bool{}}
+}
+
+// addPath adds one path of process proc: its stdout lines (indexes into
+// steps) and, when the path is compared, its order and exit.
+func (s *Shape) addPath(cli string, proc int, name string, steps []transcript.Step, outs []int, exit string, compared bool) {
+	var order []string
+	for _, i := range outs {
+		ev := decodeEvent(steps[i].Text)
 		if ev == nil {
 			continue
 		}
 		k := kindOf(cli, ev)
-		s.Kinds[k]++
-		if s.Fields[k] == nil {
-			s.Fields[k] = map[string]bool{}
+		if key := [2]int{proc, i}; !s.seen[key] {
+			s.seen[key] = true
+			s.Kinds[k]++
+			if s.Fields[k] == nil {
+				s.Fields[k] = map[string]bool{}
+			}
+			s.walk(k, ev, "", 0)
 		}
-		s.walk(k, ev, "", 0)
+		if len(order) > 0 && order[len(order)-1] == k {
+			continue
+		}
+		order = append(order, k)
+		// A pair repeated (started, completed, started, completed; or
+		// tool_use, tool_result, ...) counts once, so that parallel calls
+		// interleaved either way read the same.
+		if n := len(order); n >= 4 && order[n-1] == order[n-3] && order[n-2] == order[n-4] {
+			order = order[:n-2]
+		}
 	}
-	for _, proc := range t.Processes() {
-		s.Order = append(s.Order, mainOrder(cli, proc))
-		s.Exits = append(s.Exits, exitsOf(proc))
+	if compared {
+		s.Paths = append(s.Paths, PathShape{Name: name, Order: order, Exit: exit})
 	}
-	return s
 }
 
 func (s *Shape) walk(kind string, v any, ptr string, depth int) {
@@ -179,105 +284,18 @@ func (s *Shape) walk(kind string, v any, ptr string, depth int) {
 	}
 }
 
-// mainPath is the steps one process runs when nothing branches: in steps
-// fall through, goto jumps, on_signal is not taken, exit ends it.
-func mainPath(steps []transcript.Step, from int) []transcript.Step {
-	labels := transcript.Labels(steps)
-	var out []transcript.Step
-	seen := map[int]bool{}
-	for i := from; i >= 0 && i < len(steps) && !seen[i]; i++ {
-		seen[i] = true
-		st := steps[i]
-		out = append(out, st)
-		switch st.Op {
-		case transcript.OpExit, transcript.OpExitSignal:
-			return out
-		case transcript.OpGoto:
-			j, ok := labels[st.Label]
-			if !ok {
-				return out
-			}
-			i = j - 1
-		}
-	}
-	return out
-}
-
-func mainOrder(cli string, steps []transcript.Step) []string {
-	var order []string
-	for _, st := range mainPath(steps, 0) {
-		if st.Op != transcript.OpOut {
-			continue
-		}
-		ev := decodeEvent(st.Text)
-		if ev == nil {
-			continue
-		}
-		k := kindOf(cli, ev)
-		if len(order) > 0 && order[len(order)-1] == k {
-			continue
-		}
-		order = append(order, k)
-		// A pair repeated (started, completed, started, completed; or
-		// tool_use, tool_result, ...) counts once, so that parallel calls
-		// interleaved either way read the same.
-		if n := len(order); n >= 4 && order[n-1] == order[n-3] && order[n-2] == order[n-4] {
-			order = order[:n-2]
-		}
-	}
-	return order
-}
-
-func exitOf(path []transcript.Step) string {
-	if len(path) == 0 {
-		return "(none)"
-	}
-	last := path[len(path)-1]
-	switch last.Op {
-	case transcript.OpExit:
-		return fmt.Sprint(last.Code)
-	case transcript.OpExitSignal:
-		return last.Signal
-	}
-	return "(none)"
-}
-
-// exitsOf lists how a process ends: on its main path, and for every
-// signal an on_signal step handles.
-func exitsOf(steps []transcript.Step) map[string]string {
-	out := map[string]string{"main": exitOf(mainPath(steps, 0))}
-	labels := transcript.Labels(steps)
-	for _, st := range steps {
-		if st.Op != transcript.OpOnSignal {
-			continue
-		}
-		for sig, action := range st.OnSignal {
-			switch {
-			case strings.HasPrefix(action, "goto:"):
-				if j, ok := labels[strings.TrimPrefix(action, "goto:")]; ok {
-					out[sig] = exitOf(mainPath(steps, j))
-				}
-			case strings.HasPrefix(action, "exit:"):
-				out[sig] = strings.TrimPrefix(action, "exit:")
-			case action == "die":
-				out[sig] = sig
-			}
-		}
-	}
-	return out
-}
-
 // Change is one difference between a baseline's shape and a capture's.
 type Change struct {
-	// What changed: "type" (an event kind), "field", "value", "order" or
-	// "exit".
+	// What changed: "type" (an event kind), "field", "value", "order",
+	// "exit", or "path" (the baseline cannot follow the capture's path:
+	// New says where and why).
 	What string `json:"what"`
 	// How: "new", "vanished" or "changed".
 	How string `json:"how"`
 	// Kind is the event kind concerned ("" for order and exit).
 	Kind string `json:"kind,omitempty"`
-	// Path is the field's JSON pointer, or the process and signal of an
-	// exit ("process 1 SIGINT").
+	// Path is the field's JSON pointer, or the path of an order, exit or
+	// path change ("process 1", "process 1 after SIGINT").
 	Path string `json:"path,omitempty"`
 	// Old and New are the values or orders before and after.
 	Old string `json:"old,omitempty"`
@@ -309,13 +327,16 @@ func (c Change) String() string {
 		return fmt.Sprintf("~ changed order of %s:\n      was: %s\n      now: %s", c.Path, c.Old, c.New)
 	case "exit":
 		return fmt.Sprintf("~ changed exit of %s: %s -> %s", c.Path, c.Old, c.New)
+	case "path":
+		return fmt.Sprintf("~ changed path of %s: %s", c.Path, c.New)
 	}
 	return fmt.Sprintf("%s %s %s %s %s", sign, c.What, c.Kind, c.Path, c.New)
 }
 
 // Compare lists what changed from the baseline's shape to the capture's:
-// event kinds, fields of kinds both have, values of fields both have,
-// the order of kinds along each process's main path, and exit statuses.
+// event kinds, fields of kinds both have, values of fields both have, and
+// per path of the capture (see Along) the order of kinds and the exit
+// status, then where the baseline could not follow the capture.
 func Compare(base, capt *Shape) []Change {
 	var out []Change
 	for _, k := range sortedKeys(capt.Kinds) {
@@ -352,34 +373,23 @@ func Compare(base, capt *Shape) []Change {
 			}
 		}
 	}
-	n := max(len(base.Order), len(capt.Order))
-	for i := 0; i < n; i++ {
-		var b, c []string
-		if i < len(base.Order) {
-			b = base.Order[i]
+	bp := map[string]PathShape{}
+	for _, p := range base.Paths {
+		bp[p.Name] = p
+	}
+	for _, c := range capt.Paths {
+		b, ok := bp[c.Name]
+		if !ok {
+			continue
 		}
-		if i < len(capt.Order) {
-			c = capt.Order[i]
+		if strings.Join(b.Order, ",") != strings.Join(c.Order, ",") {
+			out = append(out, Change{What: "order", How: "changed", Path: c.Name, Old: orderString(b.Order), New: orderString(c.Order)})
 		}
-		if strings.Join(b, ",") != strings.Join(c, ",") {
-			out = append(out, Change{What: "order", How: "changed", Path: fmt.Sprintf("process %d", i+1),
-				Old: orderString(b), New: orderString(c)})
+		if b.Exit != "" && c.Exit != "" && b.Exit != c.Exit {
+			out = append(out, Change{What: "exit", How: "changed", Path: c.Name, Old: b.Exit, New: c.Exit})
 		}
 	}
-	for i := 0; i < n; i++ {
-		var b, c map[string]string
-		if i < len(base.Exits) {
-			b = base.Exits[i]
-		}
-		if i < len(capt.Exits) {
-			c = capt.Exits[i]
-		}
-		for _, k := range sortedKeys(c) {
-			if old, ok := b[k]; ok && old != c[k] {
-				out = append(out, Change{What: "exit", How: "changed", Path: fmt.Sprintf("process %d %s", i+1, k), Old: old, New: c[k]})
-			}
-		}
-	}
+	out = append(out, base.Problems...)
 	return out
 }
 

@@ -40,7 +40,8 @@ type LocateOptions struct {
 	CacheDir string
 	// NPM is the npm executable; "" means "npm" on PATH.
 	NPM string
-	// Timeout bounds npm; 0 means 10 minutes.
+	// Timeout bounds npm (and the native binary's install script); 0
+	// means 10 minutes.
 	Timeout time.Duration
 	// Log receives progress lines; nil discards them.
 	Log func(format string, args ...any)
@@ -94,6 +95,11 @@ func Locate(ctx context.Context, cli string, o LocateOptions) (*Binary, error) {
 	if err == nil {
 		b.Path = abs
 	}
+	if cli == "claude" {
+		if err := ensureNative(ctx, b, o, logf); err != nil {
+			return nil, err
+		}
+	}
 	v, err := probeVersion(ctx, b.Path)
 	if err != nil {
 		return nil, fmt.Errorf("capture: %s --version: %w", b.Path, err)
@@ -140,6 +146,12 @@ func npmInstall(ctx context.Context, cli string, o LocateOptions, logf func(stri
 	cache := o.CacheDir
 	if cache == "" {
 		cache = DefaultCacheDir()
+	}
+	// npm runs in the install directory with --prefix: a relative cache
+	// directory would be taken relative to that directory again.
+	cache, err = filepath.Abs(cache)
+	if err != nil {
+		return "", fmt.Errorf("capture: the cache directory %s: %w", o.CacheDir, err)
 	}
 	dir := filepath.Join(cache, cli, version)
 	bin := filepath.Join(dir, "node_modules", ".bin", cli)
@@ -226,4 +238,84 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// The placeholder npm leaves where Claude Code's native binary goes when
+// the package's install script did not run (npm --ignore-scripts, some
+// pnpm configurations) or the platform's optional package is missing: a
+// shell script of about 500 bytes that prints "claude native binary not
+// installed" and exits 1.
+const (
+	nativePlaceholderMax  = 4096
+	nativePlaceholderText = "native binary not installed"
+	// nativeInstallScript is the package's install script (its
+	// postinstall), relative to the package directory: it copies the
+	// platform's binary over the placeholder.
+	nativeInstallScript = "install.cjs"
+)
+
+// nativePlaceholder reports whether the executable path leads to Claude
+// Code's placeholder, and the package directory holding it.
+func nativePlaceholder(path string) (pkgDir string, ok bool) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", false
+	}
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > nativePlaceholderMax {
+		return "", false
+	}
+	b, err := os.ReadFile(real)
+	if err != nil || !strings.Contains(string(b), nativePlaceholderText) {
+		return "", false
+	}
+	return filepath.Dir(filepath.Dir(real)), true
+}
+
+// ensureNative makes sure a Claude Code install has its native binary. An
+// install of ours (Source "npm", in the cache directory) whose install
+// script did not run gets it run now: "node install.cjs" in the package
+// directory, with a deadline, its whole process group killed when it
+// passes; then the binary is checked again. Any other install is the
+// user's, left as it is: the error says the command that fixes it.
+func ensureNative(ctx context.Context, b *Binary, o LocateOptions, logf func(string, ...any)) error {
+	pkg, ok := nativePlaceholder(b.Path)
+	if !ok {
+		return nil
+	}
+	script := filepath.Join(pkg, nativeInstallScript)
+	fix := fmt.Sprintf("run its install script (node %s), or reinstall it without --ignore-scripts and --omit=optional", shellQuote(script))
+	if b.Source != "npm" {
+		return fmt.Errorf("capture: %s is npm's placeholder for Claude Code's native binary: the package's install script did not run. To fix it, %s; or pass --install-all to install a copy into the cache directory", b.Path, fix)
+	}
+	if _, err := os.Stat(script); err != nil {
+		return fmt.Errorf("capture: %s is npm's placeholder for Claude Code's native binary, and the package has no %s: reinstall it without --ignore-scripts and --omit=optional (%w)", b.Path, nativeInstallScript, err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return fmt.Errorf("capture: %s is npm's placeholder for Claude Code's native binary; running its install script needs node (%w). To fix it, %s", b.Path, err, fix)
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	logf("claude: npm left a placeholder for the native binary (install scripts off?); running %s", script)
+	out, err := runQuiet(ctx, node, nil, pkg, script)
+	if err != nil {
+		return fmt.Errorf("capture: the install script of Claude Code's native binary failed: %w\n%s\nTo fix it, %s", err, lastLines(out, 20), fix)
+	}
+	if _, still := nativePlaceholder(b.Path); still {
+		return fmt.Errorf("capture: the install script of Claude Code's native binary ran but left the placeholder (is the platform's optional package @anthropic-ai/claude-code-<platform> missing?):\n%s\nTo fix it, reinstall without --omit=optional", lastLines(out, 20))
+	}
+	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

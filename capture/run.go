@@ -220,6 +220,11 @@ func captureOnce(ctx context.Context, bin *Binary, scenario string, p *plan, pro
 	if work == "" {
 		work = DefaultWorkDir()
 	}
+	// Absolute, so that the redactor knows the paths the CLI reports.
+	work, err = filepath.Abs(work)
+	if err != nil {
+		return nil, fmt.Errorf("capture: the work directory %s: %w", o.WorkDir, err)
+	}
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
@@ -227,14 +232,17 @@ func captureOnce(ctx context.Context, bin *Binary, scenario string, p *plan, pro
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
-	if !o.KeepWork {
-		defer os.RemoveAll(root)
-	} else {
-		o.logf("%s/%s: sandbox kept in %s", bin.CLI, scenario, root)
-	}
 	sb, err := newSandbox(root, sandboxOptions{cli: bin.CLI, mockURL: srv.URL, trapURL: tr.url, path: os.Getenv("PATH"), settings: p.settings})
 	if err != nil {
+		os.RemoveAll(root)
 		return nil, err
+	}
+	defer sb.Remove(o.KeepWork)
+	if o.KeepWork {
+		o.logf("%s/%s: sandbox kept in %s", bin.CLI, scenario, root)
+	}
+	if bin.CLI == "claude" {
+		defer removeFallbackSocketDir(FallbackSocketDir(), o)()
 	}
 	for rel, content := range p.files {
 		f := filepath.Join(sb.Project, rel)
@@ -250,6 +258,7 @@ func captureOnce(ctx context.Context, bin *Binary, scenario string, p *plan, pro
 		Secrets:  append(redact.EnvSecrets(sb.Env), mockAnthropicKey, mockOpenAIKey, mockGeminiKey),
 		Literals: redactLiterals(bin.Path),
 		Rules:    o.Redact,
+		Dirs:     machineDirs(sb),
 	})
 	run := &oneRun{}
 	session := ""
@@ -332,6 +341,78 @@ func toolStartStep(cli string, steps []transcript.Step) int {
 		}
 	}
 	return -1
+}
+
+// genericTop are first-level directories that name no machine: a path of
+// one component is redacted only when it is not one of them.
+var genericTop = map[string]bool{"tmp": true, "home": true, "Users": true, "var": true, "private": true, "usr": true,
+	"opt": true, "mnt": true, "media": true, "srv": true, "run": true, "Volumes": true, "root": true, "data": true, "dev": true,
+	"proc": true, "sys": true, "etc": true, "bin": true, "lib": true, "nix": true}
+
+// machineDirs are the directories of this machine a CLI may name besides
+// the sandbox's home and project (which the redactor knows): the sandbox
+// root and every directory above it (a CLI that looks for a git
+// repository reports the one holding the work directory: Claude Code
+// names its memory directory after it), the real home, the temporary and
+// runtime directories, and where Claude binds its socket when the one
+// under TMPDIR would be too long (shown as that one).
+func machineDirs(sb *Sandbox) []redact.Dir {
+	var dirs []redact.Dir
+	addDir := func(p, as string) {
+		if p == "" || !filepath.IsAbs(p) {
+			return
+		}
+		p = filepath.Clean(p)
+		parts := strings.Split(strings.Trim(p, string(filepath.Separator)), string(filepath.Separator))
+		if p == string(filepath.Separator) || len(parts) == 1 && genericTop[parts[0]] && as != "home" {
+			return
+		}
+		if as == "home" {
+			as = ""
+		}
+		dirs = append(dirs, redact.Dir{Path: p, As: as})
+	}
+	for d := sb.Root; ; {
+		addDir(d, "")
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		addDir(home, "home") // even /root
+	}
+	addDir(os.TempDir(), "")
+	addDir(os.Getenv("XDG_RUNTIME_DIR"), "")
+	tmpAs := redact.DefaultHomeAs + "/tmp"
+	if sb.RunDir != "" {
+		addDir(sb.RunDir, tmpAs)
+	}
+	if runtime.GOOS != "windows" {
+		addDir(FallbackSocketDir(), tmpAs+"/cc-socks")
+	}
+	return dirs
+}
+
+// removeFallbackSocketDir notes whether Claude's fallback socket
+// directory exists before a run; the function it returns, called after the
+// run, removes it when the run created it and left it empty.
+func removeFallbackSocketDir(dir string, o Options) func() {
+	if runtime.GOOS == "windows" {
+		return func() {}
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		return func() {}
+	}
+	return func() {
+		if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+			return
+		}
+		if os.Remove(dir) == nil { // only an empty directory
+			o.logf("removed %s, which Claude created outside the sandbox", dir)
+		}
+	}
 }
 
 // redactLiterals are local paths that must not reach a transcript: the
@@ -593,20 +674,27 @@ func (d *driver) closeStdin() {
 	}
 }
 
-// answer answers a control request from Claude: can_use_tool with the
-// plan's permission (deny when it has none), anything else with an error
-// as the Python SDK does.
+// answer answers a control request from Claude with controlAnswer.
 func (d *driver) answer(ev map[string]any) {
 	id, _ := ev["request_id"].(string)
 	req, _ := ev["request"].(map[string]any)
+	resp := controlAnswer(d.p.permission, req)
+	resp["request_id"] = id
+	d.send(map[string]any{"type": "control_response", "response": resp})
+}
+
+// controlAnswer is the "response" member of the control_response the
+// driver sends for Claude's control request req: can_use_tool answered
+// with the plan's permission (deny when it has none), anything else with
+// an error as the Python SDK does. Drift reads the same answer back into
+// a capture, whose transcript keeps only the response's request id.
+func controlAnswer(permission string, req map[string]any) map[string]any {
 	sub, _ := req["subtype"].(string)
 	if sub != "can_use_tool" {
-		d.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": id,
-			"error": "Unsupported control request subtype: " + sub}})
-		return
+		return map[string]any{"subtype": "error", "error": "Unsupported control request subtype: " + sub}
 	}
 	var decision map[string]any
-	if d.p.permission == "allow" {
+	if permission == "allow" {
 		input := req["input"]
 		if input == nil {
 			input = map[string]any{}
@@ -615,7 +703,7 @@ func (d *driver) answer(ev map[string]any) {
 	} else {
 		decision = map[string]any{"behavior": "deny", "message": "denied by agentconform capture"}
 	}
-	d.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": id, "response": decision}})
+	return map[string]any{"subtype": "success", "response": decision}
 }
 
 // decodeEvent decodes a stdout line; nil when it is not a JSON object.

@@ -28,10 +28,10 @@
 // "password: ...", of JSON fields such as "api_key": "..." and
 // "SecretAccessKey": "...", bearer and other Authorization tokens,
 // base64-encoded text holding any of these, e-mail addresses, the user's
-// home directory and the working directory (also in JSON-escaped form and
-// in the dash-separated form Claude Code uses for its project
-// directories), and whatever literal strings, regular expressions and
-// rules (see Rule and ParseRules) Options adds.
+// home directory, the working directory and further directories of the
+// machine (also in JSON-escaped form and in the dash-separated form Claude
+// Code uses for its project directories), and whatever literal strings,
+// regular expressions and rules (see Rule and ParseRules) Options adds.
 //
 // Lines redacts the lines of an output stream together, so that a secret
 // split across consecutive streamed text deltas is found too.
@@ -118,6 +118,8 @@ const (
 	AzureKey Kind = "azure-key"
 	// Base64Secret is base64-encoded text that holds a secret.
 	Base64Secret Kind = "base64-secret"
+	// Path is a directory of the user's machine from Options.Dirs.
+	Path Kind = "path"
 )
 
 // Default placeholders for the home and working directories.
@@ -159,6 +161,24 @@ type Options struct {
 	// Rules are further named rules, such as a rule file holds (see
 	// ParseRules); their names are the kinds in placeholders.
 	Rules []Rule
+	// Dirs are further directories that name the user's machine (the
+	// directories above a throwaway home, a git repository holding it,
+	// the real home when Home is a throwaway one, the temporary
+	// directory, a socket directory), each replaced as Home and Cwd are:
+	// wherever it appears as a path prefix, also JSON-escaped, resolved
+	// through symbolic links, and in Claude Code's dash-separated form
+	// when it has two components or more. Cwd and Home win where they
+	// overlap, then the longer directory.
+	Dirs []Dir
+}
+
+// Dir is a directory to redact and its replacement.
+type Dir struct {
+	// Path is the directory; "", "/" and relative paths are ignored.
+	Path string
+	// As replaces it; "" means a placeholder <redacted:path:N>, numbered
+	// per directory (its dash-separated form gets the same one).
+	As string
 }
 
 // rule finds one kind of value.
@@ -189,6 +209,9 @@ type rule struct {
 	// fixed is the replacement for home and working directories; secrets
 	// get numbered placeholders instead.
 	fixed string
+	// key, when set, is what the numbered placeholder is handed out for
+	// instead of the matched text (a directory's spellings share one).
+	key string
 }
 
 // Redactor replaces secrets with stable placeholders. It is safe for
@@ -334,8 +357,44 @@ func New(opts Options) *Redactor {
 	if deep(opts.Home) {
 		add(rule{kind: Home, lit: slug(opts.Home), slugEnd: true, fixed: slug(homeAs)})
 	}
+	dirs := usableDirs(opts.Dirs)
+	for _, d := range dirs {
+		for _, p := range pathForms(d.Path) {
+			add(rule{kind: Path, lit: p, pathEnd: true, fixed: d.As, key: dirKey(d.Path)})
+		}
+	}
+	for _, d := range dirs {
+		if deep(d.Path) {
+			fixed := d.As
+			if fixed != "" {
+				fixed = slug(fixed)
+			}
+			add(rule{kind: Path, lit: slug(d.Path), slugEnd: true, fixed: fixed, key: dirKey(d.Path)})
+		}
+	}
 	return r
 }
+
+// usableDirs returns the absolute directories of dirs, without a trailing
+// slash or duplicates, longest first.
+func usableDirs(dirs []Dir) []Dir {
+	var out []Dir
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		d.Path = strings.TrimRight(d.Path, "/")
+		if d.Path == "" || !filepath.IsAbs(d.Path) || seen[d.Path] {
+			continue
+		}
+		seen[d.Path] = true
+		out = append(out, d)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Path) > len(out[j].Path) })
+	return out
+}
+
+// dirKey is what a directory's placeholder is handed out for; it cannot
+// be a secret's text.
+func dirKey(p string) string { return "\x00dir:" + p }
 
 // pathForms returns the spellings of a directory to look for: as it is, as
 // JSON escapes it, with non-ASCII escaped, with slashes escaped, and its
@@ -468,8 +527,17 @@ func (r *Redactor) String(s string) string {
 		last = sp.end
 		value := s[sp.start:sp.end]
 		rep := ru.fixed
-		if rep == "" {
+		switch {
+		case rep == "" && ru.key != "":
+			rep = r.placeholderLocked(ru.kind, ru.key)
+		case rep == "":
 			rep = r.placeholderLocked(ru.kind, value)
+		case ru.key != "":
+			// A directory with a fixed replacement still counts once.
+			if _, ok := r.placeholders[ru.key]; !ok {
+				r.placeholders[ru.key] = rep
+				r.next[ru.kind]++
+			}
 		}
 		if rep != value {
 			r.counts[ru.kind]++

@@ -337,3 +337,37 @@ func FuzzJSONStaysValid(f *testing.F) {
 		}
 	})
 }
+
+// TestDirs: further directories of the machine, such as a git repository
+// holding a throwaway home (Claude Code names its memory directory after
+// the repository's root), are replaced in every spelling; the home and
+// working directory inside them keep their own placeholders.
+func TestDirs(t *testing.T) {
+	r := New(Options{Home: "/srv/me/repo/work/run-1/home", HomeAs: "/home/user", Cwd: "/srv/me/repo/work/run-1/home/project",
+		CwdAs: "/home/user/project", Dirs: []Dir{{Path: "/srv/me/repo"}, {Path: "/srv/me/repo/work/"}, {Path: "/s/x1", As: "/home/user/tmp"},
+			{Path: "relative/dir"}, {Path: "/"}}})
+	tests := map[string]string{
+		`{"cwd":"/srv/me/repo/work/run-1/home/project"}`:                                          `{"cwd":"/home/user/project"}`,
+		`{"auto":"/srv/me/repo/work/run-1/home/.claude/projects/-srv-me-repo/memory/"}`:           `{"auto":"/home/user/.claude/projects/<redacted:path:1>/memory/"}`,
+		`{"root":"/srv/me/repo","work":"\/srv\/me\/repo\/work\/x"}`:                               `{"root":"<redacted:path:1>","work":"<redacted:path:2>\/x"}`,
+		`{"sock":"/s/x1/cc-socks/123.sock"}`:                                                      `{"sock":"/home/user/tmp/cc-socks/123.sock"}`,
+		`/srv/me/repository and /srv/me/repo-old and -srv-me-repository`:                          `/srv/me/repository and /srv/me/repo-old and -srv-me-repository`,
+		`{"slug":"-srv-me-repo-work-run-1-home-project","w":"-srv-me-repo-work-x","s":"-s-x1-y"}`: `{"slug":"-home-user-project","w":"<redacted:path:2>-x","s":"-home-user-tmp-y"}`,
+		`relative/dir /etc/passwd`:                                                                `relative/dir /etc/passwd`,
+	}
+	// Feed them in an order that numbers the repository 1.
+	order := []string{`{"root":"/srv/me/repo","work":"\/srv\/me\/repo\/work\/x"}`}
+	for in := range tests {
+		order = append(order, in)
+	}
+	for _, in := range order {
+		if got := r.String(in); got != tests[in] {
+			t.Errorf("String(%s)\n got %s\nwant %s", in, got, tests[in])
+		}
+	}
+	for _, c := range r.Report() {
+		if c.Kind == Path && c.Distinct != 3 {
+			t.Errorf("report %v: want 3 distinct paths", r.Report())
+		}
+	}
+}

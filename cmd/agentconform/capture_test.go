@@ -102,3 +102,30 @@ func TestCaptureAndDriftWithAFakeCLI(t *testing.T) {
 		t.Errorf("--update-fixtures without --accept: %d %s", code, errs)
 	}
 }
+
+// TestDriftFollowsLinkedVersions: version directories that are symbolic
+// links count, in --captures and in --baseline.
+func TestDriftFollowsLinkedVersions(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links")
+	}
+	real, err := filepath.Abs(filepath.Join("..", "..", "testdata", "captures", "codex", "0.169.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, "codex", "0.169.0")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCaptureCmd(t, "drift", "--captures", dir, "--cli", "codex", "--scenario", "plain-text")
+	if code != exitOK || !strings.Contains(out, "codex/plain-text 0.169.0 vs fixture codex/plain-text") {
+		t.Errorf("drift --captures with a linked version: %d\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = runCaptureCmd(t, "drift", "--captures", dir, "--baseline", dir, "--cli", "codex", "--scenario", "plain-text")
+	if code != exitOK || !strings.Contains(out, "vs "+filepath.Join(dir, "codex", "0.169.0", "plain-text.jsonl")) {
+		t.Errorf("drift --baseline with a linked version: %d\n%s\n%s", code, out, errs)
+	}
+}

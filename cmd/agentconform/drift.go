@@ -24,11 +24,16 @@ does: real CLIs, mock model API on loopback, no model calls) and compares
 each transcript with the one recorded for the previous version: by default
 the embedded fixtures, or --baseline DIR (a capture directory,
 DIR/<cli>/<version>/<scenario>.jsonl, whose newest older version is taken,
-or a fixtures directory, DIR/<cli>/<scenario>.jsonl). It reports new and
-vanished event kinds, fields and enum values, a changed order of event
-kinds, changed exit codes, and what the observed schema of the previous
-version does not know. --captures DIR compares captures made earlier
-instead of capturing.
+or a fixtures directory, DIR/<cli>/<scenario>.jsonl), along the paths the
+capture took: the same stdin lines and answers (which choose a fixture's
+branches), the same signal after the same stdout, and what follows it. It
+reports new and vanished event kinds, fields and enum values, a changed
+order of event kinds and changed exit codes per path ("process 1",
+"process 1 after SIGINT"), where the baseline cannot follow the capture,
+and what the observed schema of the previous version does not know; what
+the baseline leaves to the fake is listed as not compared. --captures DIR
+compares captures made earlier instead of capturing (version directories
+may be symbolic links).
 
 When the drift is reviewed and accepted, --accept writes
 schemas/observed/<cli>/<version>/ (copied from the previous version, with
@@ -201,7 +206,7 @@ func loadCaptures(dir string, clis []string, scs []capture.Scenario) ([]*transcr
 		}
 		var versions []string
 		for _, e := range entries {
-			if e.IsDir() {
+			if capture.IsDirEntry(filepath.Join(dir, cli), e) {
 				versions = append(versions, e.Name())
 			}
 		}
@@ -274,6 +279,9 @@ func printDrift(w io.Writer, b capture.Baseline, reports []*capture.DriftReport,
 		}
 		if !r.Drifted() {
 			fmt.Fprintf(w, "%s: no drift\n", head)
+			for _, s := range r.NotCompared {
+				fmt.Fprintf(w, "    . not compared: %s\n", s)
+			}
 			continue
 		}
 		n++
@@ -286,6 +294,9 @@ func printDrift(w io.Writer, b capture.Baseline, reports []*capture.DriftReport,
 		}
 		for _, v := range r.Violations {
 			fmt.Fprintf(w, "    ! violation: %s\n", v)
+		}
+		for _, s := range r.NotCompared {
+			fmt.Fprintf(w, "    . not compared: %s\n", s)
 		}
 	}
 	fmt.Fprintf(w, "%d of %d captures drifted from %s\n", n, len(reports), b.Name())
