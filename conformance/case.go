@@ -41,6 +41,12 @@ type Case struct {
 	Timeout time.Duration
 	// Description says what the case shows, for reports.
 	Description string
+	// CLIVersion is the version of the CLI the case replays (its fixture's).
+	CLIVersion string
+	// Unavailable, when set, says why the case cannot run at the CLI
+	// version asked for (no fixture of its scenario at that version): it
+	// is reported SKIP with this reason.
+	Unavailable string
 
 	probe bool // only read hello, then close
 }

@@ -70,7 +70,11 @@ var pipeFaults = []struct {
 // fixtures and a sweep over the single-tool fixture), the line-size
 // ladder, process-lifecycle faults, unknown events and fields, and the
 // permission policies.
-func Generate(agents []string) ([]*Case, error) {
+func Generate(agents []string) ([]*Case, error) { return generate(agents, nil) }
+
+// generate is Generate with the CLIs in versions at those versions
+// (GenerateAt).
+func generate(agents []string, versions map[string]string) ([]*Case, error) {
 	all, err := fixtures.All()
 	if err != nil {
 		return nil, err
@@ -83,6 +87,7 @@ func Generate(agents []string) ([]*Case, error) {
 		}
 		byName[fx.Name] = t
 	}
+	atVersion(byName, versions)
 	var cases []*Case
 	for _, agent := range agents {
 		for _, fx := range all {
@@ -206,6 +211,9 @@ func Generate(agents []string) ([]*Case, error) {
 				Description: "content of a kind no adapter knows inside a message: a new Claude content block, a new Codex item type"})
 		}
 	}
+	for _, c := range cases {
+		pinCase(c, versions[c.Agent], false)
+	}
 	return cases, nil
 }
 
@@ -286,5 +294,5 @@ func matchCase(id string, globs []string) bool {
 // (for `agentconform run --transcript`, and for fuzz crashers).
 func TranscriptCase(t *transcript.Transcript, file string) *Case {
 	return &Case{ID: "transcript/" + t.Header.CLI + "/" + sanitize(path.Base(file)), Agent: t.Header.CLI, Transcript: file,
-		Permission: "allow", Prompts: Prompts(t), Description: t.Header.Description}
+		Permission: "allow", Prompts: Prompts(t), Description: t.Header.Description, CLIVersion: t.Header.CLIVersion}
 }

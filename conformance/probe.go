@@ -3,8 +3,6 @@ package conformance
 import (
 	"context"
 	"runtime"
-
-	"github.com/agentconform/agentconform/fixtures"
 )
 
 // execProbe runs the adapter just long enough to read its hello.
@@ -15,12 +13,3 @@ func execProbe(ctx context.Context, cfg *Config, c *Case) (*Observation, error) 
 
 // defaultJobs is twice the cores: cases mostly wait on pipes and timers.
 func defaultJobs() int { return 2 * runtime.GOMAXPROCS(0) }
-
-// fixtureVersion returns the CLI version a fixture was recorded with.
-func fixtureVersion(name string) string {
-	t, err := fixtures.Load(name)
-	if err != nil {
-		return ""
-	}
-	return t.Header.CLIVersion
-}

@@ -46,6 +46,11 @@ type Config struct {
 	Baseline *Baseline
 	// Progress, if set, is called as each case finishes (from one goroutine).
 	Progress func(*CaseResult)
+	// CLIVersions maps a CLI to the version whose fixtures its cases
+	// replay ("claude": "2.1.329"; KnownCLIVersions lists them); CLIs not
+	// in it replay the default fixtures (the newest release). A case whose
+	// scenario was not captured at that version is SKIP, with the reason.
+	CLIVersions map[string]string
 }
 
 // Results is everything a run found.
@@ -72,6 +77,10 @@ type Meta struct {
 	Incomplete bool `json:"incomplete,omitempty"`
 	// CLIVersions maps each CLI to the versions of the fixtures used.
 	CLIVersions map[string][]string `json:"cli_versions,omitempty"`
+	// CLIVersionPins are the versions the run was asked to replay
+	// (Config.CLIVersions, --cli-version), per CLI; a CLI not listed ran
+	// the default fixtures.
+	CLIVersionPins map[string]string `json:"cli_version_pins,omitempty"`
 }
 
 // CaseResult is the verdicts of every check on one case.
@@ -92,6 +101,10 @@ type CaseResult struct {
 	Wire string `json:"wire,omitempty"`
 	// Dir is the kept case directory (with --keep).
 	Dir string `json:"dir,omitempty"`
+	// CLIVersion is the version of the CLI the fakes played: the version
+	// the replayed fixture was recorded with, or the version asked for when
+	// there was no fixture of the scenario at it (the case is SKIP).
+	CLIVersion string `json:"cli_version,omitempty"`
 }
 
 // CheckResult is one check's verdict on one case.
@@ -127,6 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return nil, err
 	}
 	res.Meta.Hello = hello
+	res.Meta.CLIVersionPins = cfg.pins()
 	selected, err := cfg.selectCases(hello)
 	if err != nil {
 		return nil, err
@@ -202,7 +216,12 @@ func (cfg *Config) selectCases(hello *Hello) ([]*Case, error) {
 			agents = hello.Agents
 		}
 		var err error
-		if cases, err = Generate(agents); err != nil {
+		if cases, err = GenerateAt(agents, cfg.CLIVersions); err != nil {
+			return nil, err
+		}
+	} else if len(cfg.CLIVersions) > 0 {
+		var err error
+		if cases, err = AtVersions(cases, cfg.CLIVersions); err != nil {
 			return nil, err
 		}
 	}
@@ -305,7 +324,7 @@ func probe(ctx context.Context, cfg *Config) (*Hello, error) {
 
 // runOne runs and judges one case.
 func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResult, error) {
-	cr := &CaseResult{ID: c.ID, Adapter: cfg.Adapter.Name, Agent: c.Agent, Fixture: c.Fixture, Faults: c.Faults, Description: c.Description,
+	cr := &CaseResult{ID: c.ID, Adapter: cfg.Adapter.Name, Agent: c.Agent, Fixture: c.Fixture, CLIVersion: c.CLIVersion, Faults: c.Faults, Description: c.Description,
 		Reproduce: reproduce(cfg, c)}
 	if hello != nil && !hello.drives(c.Agent) {
 		for _, chk := range Catalog() {
@@ -314,7 +333,13 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 		cr.Verdict = Skip
 		return cr, nil
 	}
-	if why := undeclared(c, hello, cfg); why != "" {
+	why := c.Unavailable
+	if why != "" {
+		cr.Fixture = "" // none was replayed
+	} else {
+		why = undeclared(c, hello, cfg)
+	}
+	if why != "" {
 		for _, chk := range Catalog() {
 			cr.Checks = append(cr.Checks, checkResult(chk, Skip, Outcome{Actual: why}))
 		}
@@ -461,6 +486,9 @@ func reproduce(cfg *Config, c *Case) string {
 	if c.Transcript != "" {
 		cmd += " --transcript " + shellQuote(c.Transcript)
 	}
+	if v := cfg.CLIVersions[c.Agent]; v != "" {
+		cmd += " --cli-version " + shellQuote(c.Agent+"="+v)
+	}
 	cmd += " --case " + shellQuote(c.ID) + " --seed " + strconv.FormatInt(cfg.Seed, 10) + " --keep"
 	if cfg.Adapter.SignalInterrupt {
 		cmd += " --interrupt signal"
@@ -475,33 +503,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func cliVersions(cases []*Case) map[string][]string {
-	out := map[string][]string{}
-	seen := map[string]bool{}
-	for _, c := range cases {
-		if c.Fixture == "" || seen[c.Fixture] {
-			continue
-		}
-		seen[c.Fixture] = true
-		if v := fixtureVersion(c.Fixture); v != "" && !contains(out[c.Agent], v) {
-			out[c.Agent] = append(out[c.Agent], v)
-		}
-	}
-	for k := range out {
-		sort.Strings(out[k])
-	}
-	return out
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // wireExcerpt renders the exchange of a case for the report: commands,

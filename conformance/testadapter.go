@@ -29,6 +29,18 @@ func SignalInterrupt() Option { return func(c *Config) { c.Adapter.SignalInterru
 // WithBaseline lets the listed failures pass (they are logged).
 func WithBaseline(b *Baseline) Option { return func(c *Config) { c.Baseline = b } }
 
+// CLIVersion replays cli's fixtures of version (KnownCLIVersions): its
+// cases whose scenario was not captured at that version are skipped with
+// the reason. An unknown version fails the test.
+func CLIVersion(cli, version string) Option {
+	return func(c *Config) {
+		if c.CLIVersions == nil {
+			c.CLIVersions = map[string]string{}
+		}
+		c.CLIVersions[cli] = version
+	}
+}
+
 // Jobs sets how many cases run at once.
 func Jobs(n int) Option { return func(c *Config) { c.Jobs = n } }
 

@@ -19,8 +19,9 @@ const (
 
 // transcriptRef says which transcript this process replays, from the
 // environment: AGENTCONFORM_TRANSCRIPT (a file), AGENTCONFORM_FIXTURE (an
-// embedded fixture, "codex/single-tool" or just "single-tool"), or the
-// CLI's plain-text fixture.
+// embedded fixture, "codex/single-tool" or just "single-tool", or one of an
+// older CLI version, "claude/2.1.329/single-tool"), or the CLI's plain-text
+// fixture.
 func transcriptRef(cli string, env func(string) string) (string, error) {
 	file, fix := env(EnvTranscript), env(EnvFixture)
 	switch {
@@ -75,6 +76,14 @@ func loadRef(cli, ref string) (*transcript.Transcript, error) {
 }
 
 func loadFixture(name string) (*transcript.Transcript, error) {
+	if cli, version, scenario := fixtures.SplitName(name); version != "" {
+		// A fixture of an older CLI version: that version's, or none.
+		t, err := fixtures.LoadVersion(cli, version, scenario)
+		if err != nil {
+			return nil, fmt.Errorf("no fixture %q (%s): %w", name, EnvFixture, err)
+		}
+		return t, nil
+	}
 	all, err := fixtures.All()
 	if err != nil {
 		return nil, err

@@ -85,7 +85,7 @@ func WriteGate(w io.Writer, doc *Document, b *Baseline) error {
 		if !g.Passed {
 			state = "FAIL"
 		}
-		ew.printf("%s: %s: %s, %d expected (baseline), %s\n", state, r.Meta.Adapter, plural(len(g.New), "new failure"),
+		ew.printf("%s: %s: %s, %d expected (baseline), %s\n", state, RunLabel(r), plural(len(g.New), "new failure"),
 			len(g.Expected), plural(len(g.Stale), "stale baseline entry"))
 		if len(g.New) > 0 {
 			ew.printf("  New failures: fix the adapter, or accept them by adding these lines to %s:\n", baselineName(b))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentconform/agentconform/conformance"
+	"github.com/agentconform/agentconform/fixtures"
 )
 
 // HTMLOptions adjust WriteResultsHTML.
@@ -59,6 +60,36 @@ type htmlView struct {
 	Rows                          []htmlRow
 	Details                       []*htmlDetail
 	CaseCount                     int
+	// VersionGroups compare runs at different CLI versions.
+	VersionGroups []htmlVersionGroup
+}
+
+// htmlVersionGroup is one adapter's runs of one CLI at several versions.
+type htmlVersionGroup struct {
+	Adapter, CLI                 string
+	Columns                      []htmlVersionColumn
+	Rows                         []htmlVersionRow
+	Differ, Same, Partial, Total int
+}
+
+type htmlVersionColumn struct{ Label, Run string }
+
+type htmlVersionRow struct {
+	Case    string
+	Differs bool
+	Cells   []htmlVersionCell
+	Checks  []htmlVersionCheck
+}
+
+type htmlVersionCell struct {
+	Present                 bool
+	Detail                  int
+	Verdict, Version, Title string
+}
+
+type htmlVersionCheck struct {
+	Check    string
+	Verdicts []string
 }
 
 type htmlRun struct {
@@ -85,8 +116,10 @@ type htmlFail struct {
 type htmlStale struct{ Column, Entry string }
 
 type htmlRow struct {
-	CLI, Version, Case, Description string
-	Cells                           []htmlCell
+	// Version shows the CLI versions; Versions lists them, space-separated
+	// (the version filter matches one).
+	CLI, Version, Versions, Case, Description string
+	Cells                                     []htmlCell
 }
 
 type htmlCell struct {
@@ -178,10 +211,10 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 	clis, versions := map[string]bool{}, map[string]bool{}
 	detailOf := map[*conformance.CaseResult]int{}
 	for _, row := range m.Rows {
-		hr := htmlRow{CLI: row.CLI, Version: row.Version, Case: row.Case, Description: row.Description}
+		hr := htmlRow{CLI: row.CLI, Version: row.Version, Versions: strings.Join(row.Versions, " "), Case: row.Case, Description: row.Description}
 		clis[row.CLI] = true
-		if row.Version != "" {
-			versions[row.Version] = true
+		for _, ver := range row.Versions {
+			versions[ver] = true
 		}
 		for col, cell := range row.Cells {
 			if cell == nil {
@@ -217,7 +250,8 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 	for ver := range versions {
 		v.Versions = append(v.Versions, ver)
 	}
-	sort.Strings(v.Versions)
+	sort.Slice(v.Versions, func(i, j int) bool { return fixtures.CompareVersions(v.Versions[i], v.Versions[j]) < 0 })
+	v.VersionGroups = htmlVersions(buildVersionMatrix(doc, m), m, detailOf)
 	for _, f := range newFailures(m) {
 		v.Fails = append(v.Fails, htmlFail{Detail: detailOf[f.Case], Column: f.Column, Case: f.Case.ID, Check: f.Check.Check,
 			Verdict: string(f.Check.Verdict), R: f.Check.Requirement})
@@ -225,10 +259,47 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 	return v
 }
 
+// htmlVersions is the version matrix for the page; a cell opens the
+// case's details.
+func htmlVersions(vm *versionMatrix, m *matrix, detailOf map[*conformance.CaseResult]int) []htmlVersionGroup {
+	var out []htmlVersionGroup
+	for _, g := range vm.Groups {
+		hg := htmlVersionGroup{Adapter: g.Adapter, CLI: g.CLI, Differ: g.Differ, Same: g.Same, Partial: g.Partial, Total: len(g.Rows)}
+		for _, c := range g.Columns {
+			hg.Columns = append(hg.Columns, htmlVersionColumn{Label: c.Label, Run: m.Columns[c.Col]})
+		}
+		for _, r := range g.Rows {
+			hr := htmlVersionRow{Case: r.Case, Differs: r.Differs}
+			for i, cr := range r.Cells {
+				if cr == nil {
+					hr.Cells = append(hr.Cells, htmlVersionCell{})
+					continue
+				}
+				title := string(cr.Verdict) + " · " + r.Case + " · " + g.Columns[i].Label
+				if cr.Verdict == conformance.Skip {
+					title += " · " + skipWhy(cr)
+				}
+				hr.Cells = append(hr.Cells, htmlVersionCell{Present: true, Detail: detailOf[cr], Verdict: string(cr.Verdict),
+					Version: g.Columns[i].cellVersion(cr), Title: title})
+			}
+			for _, k := range r.Checks {
+				hk := htmlVersionCheck{Check: k.Check}
+				for _, vd := range k.Verdicts {
+					hk.Verdicts = append(hk.Verdicts, string(vd))
+				}
+				hr.Checks = append(hr.Checks, hk)
+			}
+			hg.Rows = append(hg.Rows, hr)
+		}
+		out = append(out, hg)
+	}
+	return out
+}
+
 func buildDetail(id int, column string, row *matrixRow, cell *matrixCell, base string) *htmlDetail {
 	c, r := cell.Case, cell.Run
 	d := &htmlDetail{ID: id, Column: column, Case: c.ID, Description: c.Description, Verdict: string(c.Verdict),
-		Duration: fmt.Sprintf("%.3fs", c.Duration), Agent: c.Agent, Version: row.Version, Fixture: c.Fixture, Faults: c.Faults,
+		Duration: fmt.Sprintf("%.3fs", c.Duration), Agent: c.Agent, Version: caseVersion(c), Fixture: c.Fixture, Faults: c.Faults,
 		Reproduce: c.Reproduce, Dir: c.Dir, New: cell.New, Expected: cell.Expected, RunSeed: fmt.Sprint(r.Meta.Seed),
 		RunShard: r.Meta.Shard, ToolVersion: strings.TrimSpace(r.Meta.Tool + " " + r.Meta.Version), Adapter: c.Adapter}
 	if !r.Meta.Started.IsZero() {
@@ -353,6 +424,12 @@ table.passed{margin:.4rem 0;width:100%}table.passed td{border-width:0 0 1px 0;pa
 table.passed td:nth-child(-n+2){width:1%;white-space:nowrap}
 #runs td.when{white-space:nowrap}
 ul.fails{padding-left:1.2rem}ul.fails li{margin:.15rem 0}
+.vm{margin:.3rem 0 .8rem}
+.vm td.c{cursor:pointer;text-align:center;font-size:12px;font-weight:600;min-width:6.5rem;white-space:nowrap}
+.vm td.c:hover,.vm td.c:focus{outline:2px solid #0969da;outline-offset:-2px}
+.vm td.case{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px}
+.vm tr.differs td.case{font-weight:700}
+.vm tr.chk td{font-size:12px;text-align:center}.vm tr.chk td.case{text-align:left;padding-left:1.4rem;font-weight:400}
 `
 
 // resultsJS makes the matrix filterable and opens a cell's details; it
@@ -395,7 +472,7 @@ const resultsJS = `
     for (var i = 0; i < cols.length; i++) cols[i].hidden = a !== '' && cols[i].getAttribute('data-col') !== a;
     var rows = document.querySelectorAll('#m tbody tr'), shown = 0;
     for (var r = 0; r < rows.length; r++) {
-      var tr = rows[r], ok = (c === '' || tr.getAttribute('data-cli') === c) && (ver === '' || tr.getAttribute('data-version') === ver) &&
+      var tr = rows[r], ok = (c === '' || tr.getAttribute('data-cli') === c) && (ver === '' || (' ' + tr.getAttribute('data-version') + ' ').indexOf(' ' + ver + ' ') >= 0) &&
         (s === '' || tr.getAttribute('data-case').toLowerCase().indexOf(s) >= 0);
       var any = vd === '', cells = tr.querySelectorAll('td[data-v]');
       for (var k = 0; k < cells.length; k++) {
@@ -454,7 +531,17 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 <h2>Stale baseline entries ({{len .Stale}})</h2>
 <p>These no longer fail: delete them from the baseline.</p>
 <ul>{{range .Stale}}<li><code>{{.Entry}}</code> · {{.Column}}</li>{{end}}</ul>
-</section>{{end}}
+</section>{{end}}{{if .VersionGroups}}
+<section id="versions">
+<h2>CLI versions</h2>
+<p>The same cases replayed from fixtures of different CLI versions (<code>agentconform run --cli-version</code>), per adapter and CLI: the cases whose verdict differs between versions, each with the checks that make the difference (the full table below). Click a cell for the case's checks, diff and wire log.</p>
+{{range .VersionGroups}}<h3>{{.Adapter}} · {{.CLI}}</h3>
+<p class="muted">{{.Total}} cases: {{.Differ}} with a different verdict at another version, {{.Same}} with the same verdict at every version they ran at, {{.Partial}} that ran at one version only (absent or SKIP at the others: not captured at that version, not applicable, or not selected).</p>
+{{if .Differ}}<table class="vm">{{template "vhead" .}}<tbody>
+{{range .Rows}}{{if .Differs}}{{template "vrow" .}}{{end}}{{end}}</tbody></table>{{end}}
+<details><summary>every case of {{.CLI}} at every version ({{.Total}})</summary><table class="vm">{{template "vhead" .}}<tbody>
+{{range .Rows}}{{template "vrow" .}}{{end}}</tbody></table></details>
+{{end}}</section>{{end}}
 <section id="matrix">
 <h2>Matrix</h2>
 <div class="filters" id="filters">
@@ -469,7 +556,7 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 <table id="m">
 <thead><tr><th>CLI</th><th>version</th><th>case</th>{{range $i, $c := .Columns}}<th data-col="{{$i}}">{{$c}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr data-cli="{{.CLI}}" data-version="{{.Version}}" data-case="{{.Case}}"><td>{{.CLI}}</td><td>{{if .Version}}{{.Version}}{{else}}<span class="muted">—</span>{{end}}</td><td class="case" title="{{.Description}}">{{.Case}}</td>{{range .Cells}}{{if .Present}}<td class="c v-{{.Verdict}}{{if .New}} new{{end}}{{if .Expected}} exp{{end}}" data-x="{{if .New}} new{{end}}{{if .Expected}} exp{{end}}" data-col="{{.Col}}" data-d="{{.Detail}}" data-v="{{.Verdict}}" data-f="{{.Fam}}" title="{{.Title}} · {{.Duration}}" tabindex="0">{{label .Verdict}}</td>{{else}}<td class="none" data-col="{{.Col}}" title="not run">·</td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr data-cli="{{.CLI}}" data-version="{{.Versions}}" data-case="{{.Case}}"><td>{{.CLI}}</td><td>{{if .Version}}{{.Version}}{{else}}<span class="muted">—</span>{{end}}</td><td class="case" title="{{.Description}}">{{.Case}}</td>{{range .Cells}}{{if .Present}}<td class="c v-{{.Verdict}}{{if .New}} new{{end}}{{if .Expected}} exp{{end}}" data-x="{{if .New}} new{{end}}{{if .Expected}} exp{{end}}" data-col="{{.Col}}" data-d="{{.Detail}}" data-v="{{.Verdict}}" data-f="{{.Fam}}" title="{{.Title}} · {{.Duration}}" tabindex="0">{{label .Verdict}}</td>{{else}}<td class="none" data-col="{{.Col}}" title="not run">·</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
 <p class="muted">A red outline marks a new failure; stripes mark failures the baseline expects; · marks a case the adapter did not run.</p>
@@ -499,4 +586,8 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 {{end}}<script>` + resultsJS + `</script>
 </body>
 </html>
-`))
+{{- define "vhead"}}<thead><tr><th>case</th>{{range .Columns}}<th title="{{.Run}}">{{.Label}}</th>{{end}}</tr></thead>{{end}}
+{{define "vrow"}}<tr{{if .Differs}} class="differs"{{end}}><td class="case">{{.Case}}</td>{{range .Cells}}{{if .Present}}<td class="c v-{{.Verdict}}" data-d="{{.Detail}}" title="{{.Title}}" tabindex="0">{{label .Verdict}}{{if .Version}} <span class="muted">{{.Version}}</span>{{end}}</td>{{else}}<td class="none" title="not run">·</td>{{end}}{{end}}</tr>
+{{range .Checks}}<tr class="chk"><td class="case">↳ {{.Check}}</td>{{range .Verdicts}}{{if .}}<td class="v-{{.}}">{{label .}}</td>{{else}}<td class="none">·</td>{{end}}{{end}}</tr>
+{{end}}{{end}}
+{{- /* the page ends with </html> and a newline */ -}}`))

@@ -105,7 +105,7 @@ func WriteResultsJUnit(w io.Writer, doc *Document) error {
 				if s.Timestamp == "" && !r.Meta.Started.IsZero() {
 					s.Timestamp = r.Meta.Started.UTC().Format("2006-01-02T15:04:05")
 				}
-				tc := rjCase{Name: k.Check, Classname: junitClass(r.Meta.Adapter) + "." + junitClass(c.ID), Time: fmt.Sprintf("%.3f", share)}
+				tc := rjCase{Name: k.Check, Classname: junitClass(RunLabel(r)) + "." + junitClass(c.ID), Time: fmt.Sprintf("%.3f", share)}
 				switch {
 				case k.Verdict == conformance.Skip:
 					tc.Skipped = &rjSkipped{Message: "not applicable: " + k.Actual}

@@ -37,8 +37,9 @@ var verdictEmoji = map[conformance.Verdict]string{
 // WriteResultsMarkdown writes doc as GitHub-flavored Markdown for a
 // pull-request comment or $GITHUB_STEP_SUMMARY: the gate and the verdict
 // counts per adapter, the new failures first (requirement, expected,
-// actual, diff, reproduce command), stale baseline entries, then the
-// matrix of cases by adapter.
+// actual, diff, reproduce command), stale baseline entries, the cases
+// whose verdict differs between CLI versions (when runs replayed more than
+// one version of a CLI), then the matrix of cases by adapter.
 func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 	doc = visibleCopy(doc)
 	o.Title, o.ReportURL = visible(o.Title), visible(o.ReportURL)
@@ -59,6 +60,17 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 		details = mdFailures(fails, n/2, base)
 	}
 	budget -= len(details) + len(stale)
+	// The CLI versions, when runs replayed more than one: the cases whose
+	// verdict differs, fewer of them when room is short.
+	vm := buildVersionMatrix(doc, m)
+	ver := mdVersions(vm, -1)
+	for n := 40; len(ver) > budget/2 && n > 0; n /= 2 {
+		ver = mdVersions(vm, n)
+	}
+	if len(ver) > budget/2 {
+		ver = mdVersions(vm, 0)
+	}
+	budget -= len(ver)
 	mat := mdMatrix(m, false, -1)
 	if len(mat) > budget {
 		mat = mdMatrix(m, true, -1)
@@ -73,6 +85,7 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 	out.WriteString(head)
 	out.WriteString(details)
 	out.WriteString(stale)
+	out.WriteString(ver)
 	out.WriteString(mat)
 	out.WriteString(foot)
 	_, err := w.Write(out.Bytes())
@@ -160,7 +173,7 @@ func mdStale(doc *Document) string {
 			b.WriteString("### Stale baseline entries\n\nThese no longer fail: delete them from the baseline.\n\n")
 		}
 		for _, s := range r.Gate.Stale {
-			fmt.Fprintf(&b, "- `%s` (%s)\n", mdCodeText(s), mdText(r.Meta.Adapter))
+			fmt.Fprintf(&b, "- `%s` (%s)\n", mdCodeText(s), mdText(RunLabel(r)))
 		}
 	}
 	if b.Len() > 0 {
@@ -265,7 +278,7 @@ func mdFoot(doc *Document, o MarkdownOptions) string {
 	sort.Strings(meta)
 	var seeds []string
 	for _, r := range doc.Runs {
-		s := fmt.Sprintf("%s: seed %d", r.Meta.Adapter, r.Meta.Seed)
+		s := fmt.Sprintf("%s: seed %d", RunLabel(r), r.Meta.Seed)
 		if r.Meta.Incomplete {
 			s += ", INCOMPLETE (interrupted; only the cases that finished)"
 		}

@@ -11,7 +11,8 @@ import (
 )
 
 // matrix is the view the Markdown and HTML reports share: one column per
-// adapter run, one row per case (CLI, CLI version of the fixture, case ID).
+// adapter run (named by the adapter, and the CLI versions it was asked to
+// replay), one row per case (CLI, CLI versions it ran at, case ID).
 type matrix struct {
 	Columns []string
 	Runs    []*conformance.Results
@@ -19,7 +20,10 @@ type matrix struct {
 }
 
 type matrixRow struct {
+	// Version lists the CLI versions the case ran at, " / " between them
+	// (Versions) when the runs replayed different versions.
 	CLI, Version, Case, Description string
+	Versions                        []string
 	Cells                           []*matrixCell // one per column; nil: not run there
 }
 
@@ -40,10 +44,7 @@ func buildMatrix(doc *Document) *matrix {
 	used := map[string]int{}
 	rows := map[string]*matrixRow{}
 	for _, r := range doc.Runs {
-		name := r.Meta.Adapter
-		if name == "" {
-			name = "adapter"
-		}
+		name := RunLabel(r)
 		used[name]++
 		if used[name] > 1 {
 			name = fmt.Sprintf("%s (%d)", name, used[name])
@@ -55,9 +56,13 @@ func buildMatrix(doc *Document) *matrix {
 		for _, c := range r.Cases {
 			row, ok := rows[c.ID]
 			if !ok {
-				row = &matrixRow{CLI: c.Agent, Version: caseVersion(c), Case: c.ID, Description: c.Description, Cells: make([]*matrixCell, len(m.Runs))}
+				row = &matrixRow{CLI: c.Agent, Case: c.ID, Description: c.Description, Cells: make([]*matrixCell, len(m.Runs))}
 				rows[c.ID] = row
 				m.Rows = append(m.Rows, row)
+			}
+			// A case SKIP for want of a fixture at its version did not run there.
+			if v := caseVersion(c); v != "" && (c.Fixture != "" || c.Verdict != conformance.Skip) && !containsString(row.Versions, v) {
+				row.Versions = append(row.Versions, v)
 			}
 			cell := &matrixCell{Run: r, Case: c, Families: map[conformance.Family]conformance.Verdict{}}
 			failing, expected := 0, 0
@@ -76,6 +81,10 @@ func buildMatrix(doc *Document) *matrix {
 			cell.Expected = failing > 0 && failing == expected
 			row.Cells[col] = cell
 		}
+	}
+	for _, row := range m.Rows {
+		sort.Slice(row.Versions, func(i, j int) bool { return fixtures.CompareVersions(row.Versions[i], row.Versions[j]) < 0 })
+		row.Version = strings.Join(row.Versions, " / ")
 	}
 	sort.SliceStable(m.Rows, func(i, j int) bool {
 		a, b := m.Rows[i], m.Rows[j]
@@ -116,9 +125,13 @@ var (
 	versionCache = map[string]string{}
 )
 
-// caseVersion is the CLI version the case's fixture was recorded with
-// ("" for a case that replays a transcript file).
+// caseVersion is the CLI version the case replayed: as the results say,
+// else (results written before they said) the version its fixture was
+// recorded with ("" for a case that replays a transcript file).
 func caseVersion(c *conformance.CaseResult) string {
+	if c.CLIVersion != "" {
+		return c.CLIVersion
+	}
 	if c.Fixture == "" {
 		return ""
 	}
@@ -215,4 +228,27 @@ func lineDiff(expected, actual string) string {
 		}
 	}
 	return s.String()
+}
+
+// RunLabel names a run in reports: its adapter, and the CLI versions it
+// was asked to replay ("reference/unified @ claude 2.1.329").
+func RunLabel(r *conformance.Results) string {
+	name := r.Meta.Adapter
+	if name == "" {
+		name = "adapter"
+	}
+	if p := pinLabel(r.Meta.CLIVersionPins); p != "" {
+		name += " @ " + p
+	}
+	return name
+}
+
+// pinLabel renders the CLI versions a run was asked to replay
+// ("claude 2.1.329, codex 0.169.0"; "" for none).
+func pinLabel(pins map[string]string) string {
+	var parts []string
+	for _, cli := range sortedKeys(pins) {
+		parts = append(parts, cli+" "+pins[cli])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -19,13 +19,15 @@ import (
 // appear twice for one adapter. When the shards of an adapter do not cover
 // 1/n..n/n, the merged run keeps the list of shards it has in Meta.Shard
 // ("1/4+3/4") and a warning names the missing ones. Runs of different
-// adapters stay separate runs, in the order they first appear.
+// adapters, or of one adapter at different CLI versions (--cli-version),
+// stay separate runs, in the order they first appear.
 func Merge(docs ...*Document) (*Document, []string, error) {
 	var order []string
 	groups := map[string][]*conformance.Results{}
 	for _, d := range docs {
 		for _, r := range d.Runs {
-			a := r.Meta.Adapter
+			// Runs at other CLI versions are other runs, not shards.
+			a := r.Meta.Adapter + "\x00" + pinLabel(r.Meta.CLIVersionPins)
 			if _, ok := groups[a]; !ok {
 				order = append(order, a)
 			}
@@ -35,7 +37,7 @@ func Merge(docs ...*Document) (*Document, []string, error) {
 	out := NewDocument()
 	var warnings []string
 	for _, a := range order {
-		m, w, err := mergeRuns(a, groups[a])
+		m, w, err := mergeRuns(groups[a][0].Meta.Adapter, groups[a])
 		if err != nil {
 			return nil, nil, err
 		}

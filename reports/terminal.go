@@ -225,7 +225,7 @@ func WriteSummary(w io.Writer, doc *Document, o SummaryOptions) error {
 			state = paint(o.Color, "1;33", "INCOMPLETE")
 		}
 		ew.printf("\n%s: %s: %d cases in %.1fs; %d new failures, %d expected (baseline), %d stale baseline entries\n",
-			state, res.Meta.Adapter, len(res.Cases), res.Meta.Duration, len(g.New), len(g.Expected), len(g.Stale))
+			state, RunLabel(res), len(res.Cases), res.Meta.Duration, len(g.New), len(g.Expected), len(g.Stale))
 		if res.Meta.Incomplete {
 			ew.printf("  the run was interrupted: only the cases that finished are judged\n")
 		}

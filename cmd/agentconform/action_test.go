@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agentconform/agentconform/reports"
 )
 
 // The GitHub Action (action.yml at the repository root) is a composite
@@ -309,6 +311,19 @@ func TestActionRuns(t *testing.T) {
 		snippet := map[string]string{"adapter": "python3 my_adapter.py", "cases": "codex/plain-text"}
 		if code, summary, out := simulate(t, a, snippet, ws); code != 0 || out["new-failures"] != "0" {
 			t.Errorf("the README's snippet: exit %d, outputs %v\n%s", code, out, summary)
+		}
+		// An older CLI release: its cases replay that version's fixtures.
+		snippet = map[string]string{"adapter": "python3 my_adapter.py", "cases": "claude/plain-text codex/plain-text", "cli-versions": "claude=2.1.329,\ncodex=0.169.0"}
+		code, summary, out := simulate(t, a, snippet, ws)
+		res, err := reports.ReadResultsFile(filepath.Join(out["report-dir"], "results.json"))
+		if code != 0 || err != nil || len(res.Runs) != 1 || res.Runs[0].Meta.CLIVersionPins["claude"] != "2.1.329" || res.Runs[0].Meta.CLIVersionPins["codex"] != "0.169.0" {
+			t.Errorf("cli-versions: exit %d, %v\n%s", code, err, summary)
+		} else {
+			for _, c := range res.Runs[0].Cases {
+				if c.ID == "claude/plain-text" && (c.CLIVersion != "2.1.329" || c.Fixture != "claude/2.1.329/plain-text") {
+					t.Errorf("cli-versions: claude/plain-text replayed %s at %s", c.Fixture, c.CLIVersion)
+				}
+			}
 		}
 	}
 }

@@ -177,6 +177,7 @@ func runCapture(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		straceBin = fl.String("strace", "", "run each process under this strace and report any connect(2) outside loopback (\"strace\" finds it on PATH)")
 		update    = fl.Bool("update-fixtures", false, "copy each transcript over the fixture of the same name in --fixtures-dir")
 		fixDir    = fl.String("fixtures-dir", "fixtures", "the fixtures directory of an agentconform checkout, for --update-fixtures")
+		versioned = fl.Bool("versioned-fixtures", false, "with --update-fixtures, write each CLI version's captures as its versioned fixture set, FIXTURES-DIR/<cli>/<version>/<scenario>.jsonl (converted for replay: agentconform run --cli-version), instead of over the default fixtures")
 		list      = fl.Bool("list", false, "list the scenarios and exit")
 		asJSON    = fl.Bool("json", false, "print a JSON report instead of text")
 		quiet     = fl.BoolP("quiet", "q", false, "print only the summary")
@@ -198,6 +199,10 @@ func runCapture(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	if fl.NArg() > 0 {
 		fmt.Fprintf(stderr, "agentconform capture: unexpected argument %q\n", fl.Arg(0))
+		return exitUsage
+	}
+	if *versioned && !*update {
+		fmt.Fprintln(stderr, "agentconform capture: --versioned-fixtures needs --update-fixtures")
 		return exitUsage
 	}
 	scs, err := capture.Select(*scenarios)
@@ -235,7 +240,11 @@ func runCapture(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 	if *update {
-		if err := updateFixtures(*fixDir, runs, progress); err != nil {
+		write := updateFixtures
+		if *versioned {
+			write = updateVersionedFixtures
+		}
+		if err := write(*fixDir, runs, progress); err != nil {
 			fmt.Fprintf(stderr, "agentconform capture: %v\n", err)
 			return exitUsage
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/fixtures"
 	"github.com/agentconform/agentconform/reports"
 )
 
@@ -387,10 +388,13 @@ func inGitHubActions() bool { return os.Getenv("GITHUB_ACTIONS") == "true" }
 const publishUsage = `Usage: agentconform report publish [flags]
 
 Regenerates the published example in reports/examples: runs the reference
-adapters against the fake CLIs (every case), adds the results of the official
-SDK drivers (sdk-*.json) and of the zoo of published third-party adapters
+adapters against the fake CLIs (every case), and again on each CLI's cases
+at every older CLI version with fixtures (reference-<cli>-<version>.json;
+--cli-versions=false skips them), adds the results of the official SDK
+drivers (sdk-*.json) and of the zoo of published third-party adapters
 (zoo-*.json) found there, and writes reference.json, index.md and
-index.html. Paths of this machine (the temporary work directory, this
+index.html; with runs at more than one CLI version the reports show the
+version matrix. Paths of this machine (the temporary work directory, this
 executable) are replaced by placeholders. Run it from the repository root:
 
   go run ./cmd/agentconform report publish
@@ -401,7 +405,8 @@ Flags:
 func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fl := newReportFlags("publish", publishUsage, stderr)
 	dir := fl.String("dir", filepath.Join("reports", "examples"), "the example directory")
-	reuse := fl.Bool("no-run", false, "do not run the reference adapters; re-render from the directory's reference.json")
+	reuse := fl.Bool("no-run", false, "do not run the reference adapters; re-render from the directory's reference.json (and reference-*.json)")
+	versions := fl.Bool("cli-versions", true, "also run the reference adapters at every older CLI version with fixtures, on that CLI's cases")
 	refresh := fl.Bool("refresh", false, "take each check's source and each case's description from this build's catalogue and rewrite the results files of the directory with them (verdicts stay as they were): for results of an older build")
 	jobs := fl.Int("jobs", 2, "cases run at once (few, so that timing-sensitive cases stay stable on a busy machine)")
 	if code, ok := parseReportFlags(fl, args, "publish", stderr); !ok {
@@ -426,8 +431,22 @@ func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stde
 				return reportError(stderr, "publish", err)
 			}
 		}
+		older, _ := filepath.Glob(filepath.Join(*dir, "reference-*.json"))
+		sort.Strings(older)
+		for _, p := range older {
+			d, err := reports.ReadResultsFile(p)
+			if err != nil {
+				return reportError(stderr, "publish", err)
+			}
+			if *refresh {
+				if err := refreshFile(p, d); err != nil {
+					return reportError(stderr, "publish", err)
+				}
+			}
+			ref = reports.Join(ref, d)
+		}
 	} else {
-		d, err := runReference(ctx, *jobs)
+		d, err := runReference(ctx, *jobs, nil, nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentconform report publish: %v\n", err)
 			return exitUsage
@@ -436,6 +455,18 @@ func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stde
 		if err := reports.WriteResultsFile(refPath, ref); err != nil {
 			fmt.Fprintf(stderr, "agentconform report publish: %v\n", err)
 			return exitUsage
+		}
+		stale, _ := filepath.Glob(filepath.Join(*dir, "reference-*.json"))
+		for _, p := range stale {
+			os.Remove(p)
+		}
+		if *versions {
+			older, err := runOlderVersions(ctx, *dir, *jobs)
+			if err != nil {
+				fmt.Fprintf(stderr, "agentconform report publish: %v\n", err)
+				return exitUsage
+			}
+			ref = reports.Join(ref, older)
 		}
 	}
 	all := reports.Join(ref)
@@ -461,9 +492,15 @@ func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	reports.Scrub(all, machinePaths())
 	var names []string
 	for _, r := range all.Runs {
-		names = append(names, r.Meta.Adapter)
+		names = append(names, reports.RunLabel(r))
 	}
 	intro := "What agentconform finds, before you install it: the reference adapters (conformance/reference), the official SDKs and a zoo of published third-party adapters (conformance/drivers, each behind a thin driver; every finding triaged in conformance/drivers/TRIAGE.md) run against the fake CLIs, every fixture, every check. Regenerate with: AGENTCONFORM_PUBLISH=1 go test ./e2e -run 'TestSDKBattery|TestZoo', then go run ./cmd/agentconform report publish"
+	for _, r := range all.Runs {
+		if len(r.Meta.CLIVersionPins) > 0 {
+			intro += ". The reference adapters also ran at the older CLI versions kept as fixtures: the CLI versions section compares them"
+			break
+		}
+	}
 	title := "agentconform: compatibility of the reference adapters, the official SDKs and published adapters"
 	// The HTML page is downloaded and read anywhere: its check sources link
 	// to the reference on GitHub. The Markdown page is read in the
@@ -488,34 +525,64 @@ func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	return exitOK
 }
 
+// runOlderVersions runs the reference adapters on each CLI's cases at
+// every older version that has a fixture set, and writes each version's
+// results to dir/reference-<cli>-<version>.json.
+func runOlderVersions(ctx context.Context, dir string, jobs int) (*reports.Document, error) {
+	out := reports.NewDocument()
+	for _, cli := range conformance.CLIs {
+		vs, err := fixtures.Versions(cli)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			d, err := runReference(ctx, jobs, map[string]string{cli: v}, []string{cli + "/"})
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", cli, v, err)
+			}
+			if err := reports.WriteResultsFile(filepath.Join(dir, "reference-"+cli+"-"+v+".json"), d); err != nil {
+				return nil, err
+			}
+			out = reports.Join(out, d)
+		}
+	}
+	return out, nil
+}
+
 // publishedMarkdownBase is the repository root seen from reports/examples.
 const publishedMarkdownBase = "../../"
 
 // refreshFile brings the checks' sources and the cases' descriptions of a
 // results file made by an older build up to this build's catalogue
-// (reports.Refresh) and rewrites the file when anything changed.
+// (reports.Refresh; a run at older CLI versions takes the descriptions of
+// those versions' cases) and rewrites the file when anything changed.
 func refreshFile(path string, doc *reports.Document) error {
 	source := map[string]string{}
 	for _, c := range conformance.Catalog() {
 		source[c.ID] = c.Source
 	}
-	cases, err := conformance.Generate([]string{"claude", "codex", "gemini"})
-	if err != nil {
-		return fmt.Errorf("listing the cases: %w", err)
+	n := 0
+	for _, r := range doc.Runs {
+		cases, err := conformance.GenerateAt(conformance.CLIs, r.Meta.CLIVersionPins)
+		if err != nil {
+			return fmt.Errorf("listing the cases: %w", err)
+		}
+		description := map[string]string{}
+		for _, c := range cases {
+			description[c.ID] = c.Description
+		}
+		n += reports.Refresh(reports.NewDocument(r), source, description)
 	}
-	description := map[string]string{}
-	for _, c := range cases {
-		description[c.ID] = c.Description
-	}
-	if reports.Refresh(doc, source, description) == 0 {
+	if n == 0 {
 		return nil
 	}
 	return reports.WriteResultsFile(path, doc)
 }
 
-// runReference runs the reference adapters on every case, in a work
-// directory it then scrubs from the results.
-func runReference(ctx context.Context, jobs int) (*reports.Document, error) {
+// runReference runs the reference adapters on every case (those match
+// selects; the CLIs of pins at those versions), in a work directory it
+// then scrubs from the results.
+func runReference(ctx context.Context, jobs int, pins map[string]string, match []string) (*reports.Document, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -528,7 +595,7 @@ func runReference(ctx context.Context, jobs int) (*reports.Document, error) {
 	doc := reports.NewDocument()
 	for _, a := range referenceAdapters(self) {
 		res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: fakecli.Executable(self), Jobs: jobs, Seed: 1, Timeout: 20 * time.Second,
-			WorkDir: filepath.Join(work, strings.ReplaceAll(a.Name, "/", "-"))})
+			WorkDir: filepath.Join(work, strings.ReplaceAll(a.Name, "/", "-")), CLIVersions: pins, Match: match})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a.Name, err)
 		}

@@ -67,6 +67,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		sourceBase     = fl.String("source-base", "", "where the Markdown and HTML reports link each check's source: the repository root as a URL, or as a path relative to the report (default: the reference as published on GitHub for this version)")
 		interrupt      = fl.String("interrupt", "command", "how the runner interrupts: command (the harness interrupt line) or signal (SIGINT to the adapter)")
 		transcriptFile = fl.String("transcript", "", "run one case that replays this transcript file instead of the fixtures")
+		cliVersions    = fl.StringArray("cli-version", nil, "replay an older CLI release: CLI=VERSION (repeatable, or comma-separated), e.g. claude=2.1.329; that CLI's cases replay the fixtures captured at that version, and those whose scenario was not captured then are SKIP (--list shows the versions)")
 		quiet          = fl.BoolP("quiet", "q", false, "print only the summary")
 	)
 	fl.Usage = func() {
@@ -85,6 +86,13 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *list {
 		printCatalog(stdout)
 		return exitOK
+	}
+	pins, err := conformance.ParseCLIVersions(*cliVersions)
+	if err != nil {
+		return runUsageError(stderr, err)
+	}
+	if len(pins) > 0 && *transcriptFile != "" {
+		return runUsageError(stderr, fmt.Errorf("--cli-version and --transcript: a transcript file is the version it recorded"))
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -105,7 +113,8 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	default:
 		return runUsageError(stderr, fmt.Errorf("--interrupt %q: want command or signal", *interrupt))
 	}
-	cfg := conformance.Config{FakeExe: fakecli.Executable(self), Match: *cases, Jobs: *jobs, Seed: *seed, Timeout: *timeout, Strict: *strict, Keep: *keep}
+	cfg := conformance.Config{FakeExe: fakecli.Executable(self), Match: *cases, Jobs: *jobs, Seed: *seed, Timeout: *timeout, Strict: *strict, Keep: *keep,
+		CLIVersions: pins}
 	if *shard != "" {
 		i, n, ok := parseShard(*shard)
 		if !ok {
@@ -158,7 +167,8 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		c.Adapter = a
 		progress.Start(a.Name)
 		if stream != nil {
-			m := conformance.Meta{Tool: "agentconform", Version: conformance.Version, Adapter: a.Name, Seed: c.Seed, Strict: c.Strict, Started: time.Now()}
+			m := conformance.Meta{Tool: "agentconform", Version: conformance.Version, Adapter: a.Name, Seed: c.Seed, Strict: c.Strict, Started: time.Now(),
+				CLIVersionPins: pins}
 			if c.ShardOf > 1 {
 				m.Shard = fmt.Sprintf("%d/%d", c.Shard+1, c.ShardOf)
 			}
@@ -294,10 +304,19 @@ func printCatalog(w io.Writer) {
 	for _, c := range conformance.Catalog() {
 		fmt.Fprintf(w, "  %-6s %s\n         %s\n         Source: %s\n", c.Level, c.ID, c.Requirement, c.Source)
 	}
-	cases, err := conformance.Generate([]string{"claude", "codex", "gemini"})
+	cases, err := conformance.Generate(conformance.CLIs)
 	if err != nil {
 		fmt.Fprintf(w, "cases: %v\n", err)
 		return
+	}
+	fmt.Fprintln(w, "\nCLI versions (--cli-version CLI=VERSION; the default fixtures are the newest):")
+	for _, cli := range conformance.CLIs {
+		known, err := conformance.KnownCLIVersions(cli)
+		if err != nil {
+			fmt.Fprintf(w, "  %s: %v\n", cli, err)
+			continue
+		}
+		fmt.Fprintf(w, "  %-7s %s\n", cli, strings.Join(known, ", "))
 	}
 	fmt.Fprintf(w, "\nCases (%d):\n", len(cases))
 	for _, c := range cases {

@@ -127,6 +127,12 @@ const (
 	// itself, carrying no partial line over (an AI SDK provider's data
 	// handler): a line that spans two reads is lost.
 	ChunkLines Bug = "chunk-lines"
+	// ResultPrefix takes a Claude line for the turn's result only when it
+	// begins with {"type":"result" (as Claude Code 2.1.197 wrote it; from
+	// 2.1.329 on a result begins {"duration_api_ms":...): a version-fragile
+	// adapter, which waits for a result it never recognises and gives the
+	// turn up when the CLI has been quiet for a while.
+	ResultPrefix Bug = "result-prefix"
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
@@ -134,7 +140,7 @@ var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDe
 	ReasonAlwaysFailed, DropErrorText, PairByOrder}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
-	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines}
+	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix}
 
 // Modes lists every mode Main runs.
 func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }

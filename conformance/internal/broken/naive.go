@@ -378,6 +378,9 @@ func (n *naive) claudeTurn(ctx context.Context, prompt string, interrupts <-chan
 			if err != nil {
 				return reference.TurnEnd{Interrupted: interrupted, Err: n.claudeGone(err)}
 			}
+			if n.bug == ResultPrefix && !bytes.HasPrefix(l.data, []byte(`{"type":"result"`)) {
+				continue
+			}
 			if n.tr.Terminal() {
 				if len(n.pending) > 0 {
 					// Done with the turn, the "user" answers what was
