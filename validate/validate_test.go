@@ -42,7 +42,7 @@ func collect(t *testing.T, r io.Reader, opts Options) ([]string, *Result) {
 // without draining stdout, and lost the end of a 350 KB tool_result line
 // 3 × 64 KiB into it (exit 0, no result).
 var pipeCutCaptures = map[string]map[string]int{
-	"../testdata/captures/gemini/0.61.0/long-output.jsonl": {
+	"../testdata/captures/gemini/pipe_cut.long-output.jsonl": {
 		"jsonl/no-final-newline": 1, "jsonl/invalid-json": 1, "gemini/stream/truncated": 1,
 	},
 }
@@ -62,7 +62,11 @@ func TestCapturesAreClean(t *testing.T) {
 		t.Fatalf("found only %d capture files", len(files))
 	}
 	for _, p := range files {
-		t.Run(filepath.Base(p), func(t *testing.T) {
+		// The CLI is the first directory under captures (claude/..., or
+		// codex/0.169.0/... for a versioned transcript).
+		rel, _ := filepath.Rel("../testdata/captures", p)
+		rel = filepath.ToSlash(rel)
+		t.Run(rel, func(t *testing.T) {
 			f, err := os.Open(p)
 			if err != nil {
 				t.Fatal(err)
@@ -87,10 +91,7 @@ func TestCapturesAreClean(t *testing.T) {
 			if len(res.Drift) > 0 {
 				t.Errorf("capture should show no drift under the observed schemas, got %d entries: first %+v", len(res.Drift), *res.Drift[0])
 			}
-			// The CLI is the first directory under captures (claude/..., or
-			// codex/0.169.0/... for a versioned transcript).
-			rel, _ := filepath.Rel("../testdata/captures", p)
-			cli, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+			cli, _, _ := strings.Cut(rel, "/")
 			want := map[string]schemas.Dialect{"claude": schemas.Claude, "codex": schemas.Codex, "gemini": schemas.Gemini}[cli]
 			if strings.HasSuffix(p, ".stdin.jsonl") {
 				want = schemas.ClaudeStdin
