@@ -70,7 +70,9 @@ func runCodex(p *proc) int {
 	}
 	switch {
 	case f.resume && prompt != "":
-		// The prompt is the argument; stdin stays unread.
+		// The prompt is the argument; stdin stays unread, and a client
+		// may leave it open.
+		p.obs.log("stdin_unread")
 	case !p.stdinTTY && p.stdin != nil:
 		if prompt != "" {
 			io.WriteString(p.stderr, "Reading additional input from stdin...\n")
