@@ -229,8 +229,14 @@ func (c *codex) setOpen(id string, it codexItem) {
 
 // notStarted reports an update or completion of a lifecycle item that was
 // never started.
+//
+// A file_change may begin with item.updated: the exec JSONL processor
+// writes a patch update that comes before the change's start as
+// item.updated, and the start after it as item.updated too
+// (FileChangePatchUpdated and already_started_file_change in
+// codex-rs/exec/src/event_processor_with_jsonl_output.rs).
 func (c *codex) notStarted(ev Event, typ, id, itype string, report func(finding.Finding)) {
-	if !codexLifecycle[itype] {
+	if !codexLifecycle[itype] || (itype == "file_change" && typ == "item.updated") {
 		return
 	}
 	report(at(ev).finding(CodexItemStartedFirst, "/item/id",

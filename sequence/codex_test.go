@@ -99,6 +99,15 @@ var codexCases = []ruleCase{
 			xItem("completed", "item_3", "future_item"), xDone),
 	},
 	{
+		// A patch update may come before the file change's start; the CLI
+		// then writes that start as item.updated too.
+		rule: CodexItemStartedFirst, name: "file-change-update", dialect: "codex",
+		bad:  lines(xThread, xTurn, xItem("completed", "item_0", "file_change"), xDone),
+		want: []string{"codex/item/started-first@3"},
+		good: lines(xThread, xTurn, xItem("updated", "item_0", "file_change"), xItem("updated", "item_0", "file_change"),
+			xItem("completed", "item_0", "file_change"), xDone),
+	},
+	{
 		rule: CodexItemCompletedOnce, dialect: "codex",
 		bad:  lines(xThread, xTurn, xMsg("item_0"), xMsg("item_0"), xDone),
 		want: []string{"codex/item/completed-once@4"},

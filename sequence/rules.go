@@ -125,7 +125,7 @@ var (
 		"turn.completed carries a usage object (thread-cumulative token counts).")
 	// CodexItemStartedFirst: lifecycle items start before they update or complete.
 	CodexItemStartedFirst = rule("codex/item/started-first", finding.Should, srcCodexCatalog,
-		"Items with a lifecycle (command_execution, file_change, mcp_tool_call, web_search, todo_list, collab_tool_call) get item.started before item.updated or item.completed; agent_message, reasoning and error items only ever complete and are exempt.")
+		"Items with a lifecycle (command_execution, file_change, mcp_tool_call, web_search, todo_list, collab_tool_call) get item.started before item.updated or item.completed (a file_change may begin with item.updated: a patch update that comes before its start); agent_message, reasoning and error items only ever complete and are exempt.")
 	// CodexItemCompletedOnce: an item completes at most once.
 	CodexItemCompletedOnce = rule("codex/item/completed-once", finding.Must, srcCodexOrder,
 		"An item completes at most once.")
