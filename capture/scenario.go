@@ -268,6 +268,12 @@ func Scenarios() []Scenario {
 				procs: []proc{oneShot(cli, "Print the numbers from 1 to 60000 and summarize them.", true)},
 			}
 		}},
+		{Name: "background-command", Summary: "Codex: a command left running in the background when the turn ends", plan: backgroundPlan},
+		{Name: "reasoning", Summary: "Codex: reasoning summaries around a command", plan: reasoningPlan},
+		{Name: "file-change", Summary: "Codex: an apply_patch that updates and adds files, then a command", plan: fileChangePlan},
+		{Name: "tool-errors", Summary: "Gemini: two parallel calls that fail differently", plan: toolErrorsPlan},
+		{Name: "loop-detection", Summary: "Gemini: the same call again and again, caught by loop detection", plan: loopPlan},
+		errorScenario("api-error-400", 400, "invalid request (agentconform mock)"),
 		errorScenario("api-error-401", 401, "invalid x-api-key"),
 		errorScenario("api-error-429", 429, "rate limit exceeded (agentconform mock)"),
 		errorScenario("api-error-500", 500, "internal server error (agentconform mock)"),
@@ -305,6 +311,96 @@ func interruptPlan(cli string) *plan {
 	return &plan{
 		script: mock.Script{Turns: []mock.Turn{first, mock.Text("The tests passed.")}},
 		procs:  []proc{oneShot(cli, "Run the end-to-end tests.", true)},
+	}
+}
+
+// backgroundPlan has Codex start a command through exec_command with a
+// short yield time, so the tool returns while the command still runs,
+// and answer at once: the turn ends with the command's item.started
+// never completed (the exec JSONL processor completes at turn end only
+// the items the thread's stored history holds).
+func backgroundPlan(cli string) *plan {
+	if cli != "codex" {
+		return nil
+	}
+	return &plan{
+		description: "A shell command started through exec_command with a 250 ms yield time, so it goes on running in the background (sleep 20); the model answers while it runs and the turn ends.",
+		script: mock.Script{Turns: []mock.Turn{
+			{Text: []string{"Starting the server."}, Calls: []mock.Call{{Name: "exec_command", Args: map[string]any{"cmd": "sleep 20", "yield_time_ms": 250}}}},
+			mock.Text("The server is starting in the background."),
+		}},
+		procs: []proc{codexExec("Start the dev server in the background.")},
+	}
+}
+
+// reasoningPlan has Codex think before a command and before its answer.
+func reasoningPlan(cli string) *plan {
+	if cli != "codex" {
+		return nil
+	}
+	return &plan{
+		description: "Reasoning summaries before a shell command and before the answer, with reasoning tokens in the usage.",
+		files:       map[string]string{"greet.go": "package greet\n\nfunc Greet(name string) string { return \"Hello \" + name }\n"},
+		script: mock.Script{Turns: []mock.Turn{
+			{Reasoning: "**Locating the code**\n\nRead greet.go first.", Calls: []mock.Call{shell("cat greet.go")},
+				Usage: mock.Usage{Reasoning: 24}},
+			{Reasoning: "**Answering**\n\nGreet adds no punctuation.", Text: []string{"`Greet` returns \"Hello \" followed by the name, with no punctuation."},
+				Usage: mock.Usage{Reasoning: 16}},
+		}},
+		procs: []proc{codexExec("Why does Greet print no exclamation mark?")},
+	}
+}
+
+// fileChangePlan has Codex patch two files (update one, add one) and run
+// a command.
+func fileChangePlan(cli string) *plan {
+	if cli != "codex" {
+		return nil
+	}
+	const patch = "*** Begin Patch\n*** Update File: greet.go\n@@\n-func Greet(name string) string { return \"Hello \" + name }\n+func Greet(name string) string { return \"Hello \" + name + \"!\" }\n*** Add File: greet_test.go\n+package greet\n*** End Patch\n"
+	return &plan{
+		description: "An apply_patch that updates greet.go and adds greet_test.go (file_change started and completed), then a shell command and the answer.",
+		files:       map[string]string{"greet.go": "package greet\n\nfunc Greet(name string) string { return \"Hello \" + name }\n"},
+		script: mock.Script{Turns: []mock.Turn{
+			{Text: []string{"I'll update Greet and add a test file."}, Calls: []mock.Call{{Name: "apply_patch", Custom: patch}}},
+			{Calls: []mock.Call{shell("ls -1")}},
+			mock.Text("Greet now ends with an exclamation mark, and greet_test.go exists."),
+		}},
+		procs: []proc{codexExec("Make Greet add an exclamation mark and add a test file.")},
+	}
+}
+
+// toolErrorsPlan has Gemini make two parallel calls that fail in two
+// ways: a read_file of a missing file (a tool error) and a shell command
+// that exits non-zero (a successful call whose output says so).
+func toolErrorsPlan(cli string) *plan {
+	if cli != "gemini" {
+		return nil
+	}
+	return &plan{
+		description: "Two parallel calls that fail differently: read_file of a missing file (a tool error) and a shell command exiting non-zero, then a text answer.",
+		script: mock.Script{Turns: []mock.Turn{
+			{Calls: []mock.Call{{Tool: mock.ReadFile, Path: "notes/todo.md"}, shell("ls missing-dir")}},
+			mock.Text("Neither exists."),
+		}},
+		procs: []proc{geminiRun("Show notes/todo.md and list missing-dir.", true)},
+	}
+}
+
+// loopPlan has the model repeat one call until Gemini's loop detection
+// (five identical consecutive tool calls) stops it.
+func loopPlan(cli string) *plan {
+	if cli != "gemini" {
+		return nil
+	}
+	var turns []mock.Turn
+	for i := 0; i < 6; i++ {
+		turns = append(turns, mock.Turn{Calls: []mock.Call{shell("ls dist")}})
+	}
+	return &plan{
+		description: "The model calls the same shell command again and again until loop detection stops the run.",
+		script:      mock.Script{Turns: append(turns, mock.Text("The build is not there."))},
+		procs:       []proc{geminiRun("Wait until the build in dist/ is finished.", true)},
 	}
 }
 

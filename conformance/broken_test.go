@@ -136,9 +136,9 @@ var brokenAdapters = []brokenAdapter{
 
 	// lifecycle
 	{bug: broken.SuccessOnFailure, cases: []string{"claude/api-error", "claude/single-tool/exit-nonzero", "codex/single-tool/killed",
-		"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line", "codex/plain-text"},
+		"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line", "gemini/long-output/pipe-cut", "codex/plain-text"},
 		want: each([]string{"claude/api-error", "claude/single-tool/exit-nonzero", "codex/single-tool/killed",
-			"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line"}, Fail, "lifecycle/reports-failure")},
+			"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line", "gemini/long-output/pipe-cut"}, Fail, "lifecycle/reports-failure")},
 	{bug: broken.NoSessionEnded, cases: []string{"claude/single-tool/exit-nonzero", "codex/api-error", "gemini/single-tool/killed", "codex/plain-text"},
 		// The unified stream's grammar wants sessionEnded last, too.
 		want: each([]string{"claude/single-tool/exit-nonzero", "codex/api-error", "gemini/single-tool/killed"}, Fail, "output/valid", "lifecycle/ends-stream")},

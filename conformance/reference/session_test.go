@@ -315,7 +315,7 @@ func TestSendAfterSessionEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := s.Prompt(t.Context(), "hi")
-	if err != nil || res.OK || !res.SessionEnded || !strings.Contains(res.Error, "400 Bad Request") {
+	if err != nil || res.OK || !res.SessionEnded || !strings.Contains(res.Error, "invalid request (agentconform mock)") {
 		t.Fatalf("turn: %+v, %v", res, err)
 	}
 	if _, err := s.Send(t.Context(), "again"); !errors.Is(err, ErrSessionEnded) {
