@@ -252,6 +252,14 @@ func Scenarios() []Scenario {
 		{Name: "permission-deny", Summary: "Claude's can_use_tool answered deny", plan: func(cli string) *plan {
 			return permissionPlan(cli, "deny")
 		}},
+		{Name: "permission-unasked", Summary: "Claude without a permission prompt tool refuses the command itself", plan: func(cli string) *plan {
+			p := permissionPlan(cli, "deny")
+			if p != nil {
+				p.description = "A shell command needing approval (touch created.txt) in a session without --permission-prompt-tool: the CLI refuses it without asking."
+				p.procs = []proc{claudeStream([]string{"Create created.txt."})}
+			}
+			return p
+		}},
 		{Name: "slow-stream", Summary: "a text answer streamed slowly (12 chunks, 250 ms apart)", plan: func(cli string) *plan {
 			turn := mock.Text(chunks(12, 24, "slow")...)
 			turn.ChunkDelay = 250 * time.Millisecond
@@ -485,12 +493,19 @@ func claudeOnly(name, summary string, mk func() *plan) Scenario {
 	}}
 }
 
-// streamSignalPlan is Claude's interrupt scenario (a 6 s command, stream-json
-// input) interrupted by a signal instead of a control request.
+// streamSignalPlan is Claude's interrupt scenario (stream-json input)
+// interrupted by a signal instead of a control request. The command runs
+// 34 s, so that the main path shows what the CLI writes while a tool runs
+// that long (task_started after about 3 s, a tool_progress heartbeat at
+// 30 s); it is a loop because 2.1.331 refuses a standalone sleep of 25 s or
+// more.
 func streamSignalPlan(sig interruptMode) *plan {
-	p := interruptPlan("claude")
-	p.description = fmt.Sprintf("A 6 s shell command with stream-json input interrupted with %s one second in (on_signal branch); without the signal it completes and stdin is closed (main path, a second real run).", sig)
-	p.procs = []proc{claudeStream([]string{"Run the end-to-end tests."}, "--allowedTools", "Bash")}
+	first := mock.Turn{Text: []string{"Running the tests."}, Calls: []mock.Call{shell("for i in $(seq 34); do sleep 1; done; echo passed")}}
+	p := &plan{
+		description: fmt.Sprintf("A 34 s shell command with stream-json input interrupted with %s one second in (on_signal branch); without the signal it completes and stdin is closed (main path, a second real run).", sig),
+		script:      mock.Script{Turns: []mock.Turn{first, mock.Text("The tests passed.")}},
+		procs:       []proc{claudeStream([]string{"Run the end-to-end tests."}, "--allowedTools", "Bash")},
+	}
 	p.procs[0].interrupt = sig
 	return p
 }

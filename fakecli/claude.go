@@ -573,6 +573,13 @@ func (c *claudeState) beforeIn(e *engine, st *transcript.Step) (flow, bool) {
 	}
 	if c.skipPerm && typ == "control_response" {
 		c.skipPerm = false
+		if i, ok := e.labels[noPromptToolLabel]; ok {
+			// What the CLI does when it decides without asking, as
+			// recorded (system/permission_denied, then the is_error
+			// tool_result with its own text).
+			e.pc = i
+			return flowJump, true
+		}
 		for _, cs := range st.Cases {
 			if hasDeny(cs.Match) {
 				e.pc = e.labels[cs.Goto]
@@ -602,6 +609,11 @@ func (c *claudeState) acceptUser(e *engine, st *transcript.Step, m *stdinMsg) fl
 	}
 	return flowJump
 }
+
+// noPromptToolLabel labels the steps a transcript records for a run
+// without a stdio permission prompt tool, where the CLI refuses a tool
+// without asking; a transcript without it takes its deny case instead.
+const noPromptToolLabel = "no-prompt-tool"
 
 // hasDeny reports whether a case's match selects a deny answer.
 func hasDeny(v any) bool {

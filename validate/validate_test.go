@@ -71,7 +71,7 @@ func TestCapturesAreClean(t *testing.T) {
 			if len(res.Drift) > 0 {
 				t.Errorf("capture should show no drift under the observed schemas, got %d entries: first %+v", len(res.Drift), *res.Drift[0])
 			}
-			want := map[string]schemas.Dialect{"claude": schemas.Claude, "codex": schemas.Codex, "gemini": schemas.Gemini}[filepath.Base(filepath.Dir(p))]
+			want := map[string]schemas.Dialect{"claude": schemas.Claude, "codex": schemas.Codex, "gemini": schemas.Gemini}[captureCLI(p)]
 			if strings.HasSuffix(p, ".stdin.jsonl") {
 				want = schemas.ClaudeStdin
 			}
@@ -82,6 +82,47 @@ func TestCapturesAreClean(t *testing.T) {
 				t.Error("no schema was applied")
 			}
 		})
+	}
+}
+
+// captureCLI is the CLI a capture file belongs to: the directory under
+// testdata/captures it is in (<cli>/NAME or <cli>/<version>/NAME).
+func captureCLI(p string) string {
+	rel, _ := filepath.Rel(filepath.Join("..", "testdata", "captures"), p)
+	cli, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	return cli
+}
+
+// TestClaudeCapturesStrict validates every committed Claude capture (the
+// 2.1.197 files and each version directory) with Strict, as
+// `agentconform validate --strict` does: the observed schema of the
+// capture's version must know every field the real CLI sent, along every
+// path (signal branches included), so no drift is reported.
+func TestClaudeCapturesStrict(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "captures", "claude", "*", "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flat, _ := filepath.Glob(filepath.Join("..", "testdata", "captures", "claude", "*.jsonl"))
+	files = append(files, flat...)
+	if len(files) < 40 {
+		t.Fatalf("found only %d Claude capture files", len(files))
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var findings []string
+		res, err := Stream(context.Background(), bytes.NewReader(b), p, Options{Strict: true}, func(f finding.Finding, sev finding.Severity) {
+			findings = append(findings, sev.String()+" "+f.String())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Violations > 0 || res.Warnings > 0 || len(res.Drift) > 0 {
+			t.Errorf("%s: %d violations, %d warnings, %d drift entries under --strict:\n%s", p, res.Violations, res.Warnings, len(res.Drift), strings.Join(findings, "\n"))
+		}
 	}
 }
 
