@@ -306,6 +306,12 @@ func Scenarios() []Scenario {
 				procs: []proc{claudePrint(promptEcho, "--max-turns", "1", "--allowedTools", "Bash")},
 			}
 		}),
+		claudeOnly("api-error-stream", "claude with stream-json input whose model API answers HTTP 401, then stdin closed", func() *plan {
+			p := errorScenario("api-error-stream", 401, "invalid x-api-key").plan("claude")
+			p.description = "A stream-json session whose model request fails with HTTP 401 (invalid x-api-key); stdin is closed after the turn's result."
+			p.procs = []proc{claudeStream([]string{promptHello})}
+			return p
+		}),
 		errorScenario("api-error-401", 401, "invalid x-api-key"),
 		errorScenario("api-error-429", 429, "rate limit exceeded (agentconform mock)"),
 		errorScenario("api-error-500", 500, "internal server error (agentconform mock)"),
