@@ -83,6 +83,9 @@ type proc struct {
 	permission string
 	// interrupt interrupts the first tool that starts.
 	interrupt interruptMode
+	// interruptDelay, when set, is how long after the tool starts the
+	// interrupt comes, instead of Options.InterruptDelay.
+	interruptDelay time.Duration
 }
 
 // Prompts used by the scenarios.
@@ -249,6 +252,14 @@ func Scenarios() []Scenario {
 		{Name: "permission-deny", Summary: "Claude's can_use_tool answered deny", plan: func(cli string) *plan {
 			return permissionPlan(cli, "deny")
 		}},
+		{Name: "permission-unasked", Summary: "Claude without a permission prompt tool refuses the command itself", plan: func(cli string) *plan {
+			p := permissionPlan(cli, "deny")
+			if p != nil {
+				p.description = "A shell command needing approval (touch created.txt) in a session without --permission-prompt-tool: the CLI refuses it without asking."
+				p.procs = []proc{claudeStream([]string{"Create created.txt."})}
+			}
+			return p
+		}},
 		{Name: "slow-stream", Summary: "a text answer streamed slowly (12 chunks, 250 ms apart)", plan: func(cli string) *plan {
 			turn := mock.Text(chunks(12, 24, "slow")...)
 			turn.ChunkDelay = 250 * time.Millisecond
@@ -274,6 +285,39 @@ func Scenarios() []Scenario {
 		{Name: "tool-errors", Summary: "Gemini: two parallel calls that fail differently", plan: toolErrorsPlan},
 		{Name: "loop-detection", Summary: "Gemini: the same call again and again, caught by loop detection", plan: loopPlan},
 		errorScenario("api-error-400", 400, "invalid request (agentconform mock)"),
+		claudeOnly("interrupt-stream-sigint", "claude with stream-json input interrupted by SIGINT during a tool", func() *plan {
+			return streamSignalPlan(interruptSIGINT)
+		}),
+		claudeOnly("interrupt-stream-sigterm", "claude with stream-json input interrupted by SIGTERM during a tool", func() *plan {
+			return streamSignalPlan(interruptSIGTERM)
+		}),
+		claudeOnly("background-bash", "a Bash command outlives its timeout, moves to the background, then SIGINT", claudeBackgroundPlan),
+		claudeOnly("partial-messages", "claude -p --include-partial-messages: a text and a Bash call streamed", func() *plan {
+			return &plan{
+				description: "One shell command (echo hi) and a text answer with --include-partial-messages: stream_event wrappers around every block.",
+				script: mock.Script{Turns: []mock.Turn{
+					{Text: []string{"I'll run ", "the command."}, Calls: []mock.Call{shell("echo hi")}},
+					mock.Text("It printed ", "`hi`."),
+				}},
+				procs: []proc{claudePrint(promptEcho, "--include-partial-messages", "--allowedTools", "Bash")},
+			}
+		}),
+		claudeOnly("max-turns", "claude -p --max-turns 1 stopped after its first tool call", func() *plan {
+			return &plan{
+				description: "One shell command under --max-turns 1: the turn stops before the model's second response (result error_max_turns).",
+				script: mock.Script{Turns: []mock.Turn{
+					{Text: []string{"I'll run the command."}, Calls: []mock.Call{shell("echo hi")}},
+					mock.Text("It printed `hi`."),
+				}},
+				procs: []proc{claudePrint(promptEcho, "--max-turns", "1", "--allowedTools", "Bash")},
+			}
+		}),
+		claudeOnly("api-error-stream", "claude with stream-json input whose model API answers HTTP 401, then stdin closed", func() *plan {
+			p := errorScenario("api-error-stream", 401, "invalid x-api-key").plan("claude")
+			p.description = "A stream-json session whose model request fails with HTTP 401 (invalid x-api-key); stdin is closed after the turn's result."
+			p.procs = []proc{claudeStream([]string{promptHello})}
+			return p
+		}),
 		errorScenario("api-error-401", 401, "invalid x-api-key"),
 		errorScenario("api-error-429", 429, "rate limit exceeded (agentconform mock)"),
 		errorScenario("api-error-500", 500, "internal server error (agentconform mock)"),
@@ -539,4 +583,53 @@ func Select(names []string) ([]Scenario, error) {
 		return nil, fmt.Errorf("capture: unknown scenario(s) %s (known: %s)", strings.Join(unknown, ", "), strings.Join(ScenarioNames(), ", "))
 	}
 	return out, nil
+}
+
+// claudeOnly is a scenario that applies to Claude alone.
+func claudeOnly(name, summary string, mk func() *plan) Scenario {
+	return Scenario{Name: name, Summary: summary, plan: func(cli string) *plan {
+		if cli != "claude" {
+			return nil
+		}
+		return mk()
+	}}
+}
+
+// streamSignalPlan is Claude's interrupt scenario (stream-json input)
+// interrupted by a signal instead of a control request. The command runs
+// 34 s, so that the main path shows what the CLI writes while a tool runs
+// that long (task_started after about 3 s, a tool_progress heartbeat at
+// 30 s); it is a loop because 2.1.331 refuses a standalone sleep of 25 s or
+// more.
+func streamSignalPlan(sig interruptMode) *plan {
+	first := mock.Turn{Text: []string{"Running the tests."}, Calls: []mock.Call{shell("for i in $(seq 34); do sleep 1; done; echo passed")}}
+	p := &plan{
+		description: fmt.Sprintf("A 34 s shell command with stream-json input interrupted with %s one second in (on_signal branch); without the signal it completes and stdin is closed (main path, a second real run).", sig),
+		script:      mock.Script{Turns: []mock.Turn{first, mock.Text("The tests passed.")}},
+		procs:       []proc{claudeStream([]string{"Run the end-to-end tests."}, "--allowedTools", "Bash")},
+	}
+	p.procs[0].interrupt = sig
+	return p
+}
+
+// claudeBackgroundPlan is a Claude -p run whose Bash call asks for a timeout
+// shorter than the command (which does not start with sleep: Claude Code
+// 2.1.331 never moves a sleep to the background): when the timeout runs
+// out the CLI moves the command to the background, answers, and the turn's
+// result comes while the command still runs; SIGINT comes after that
+// result.
+func claudeBackgroundPlan() *plan {
+	call := mock.Call{Name: "Bash", Args: map[string]any{"command": "for i in 1 2 3 4 5 6 7 8; do sleep 1; done; echo built",
+		"description": "Run the slow build", "timeout": 500}}
+	p := &plan{
+		description: "A Bash call running 8 s with a 500 ms timeout: the CLI moves it to the background when the timeout runs out, the model answers and the turn's result comes while it still runs; the main path (a run left alone) then reports the task done and answers again in a second result; SIGINT 4 s after the call, after the first result, stops the task (on_signal branch, a second real run).",
+		script: mock.Script{Turns: []mock.Turn{
+			{Text: []string{"Starting the build."}, Calls: []mock.Call{call}},
+			mock.Text("The build is running in the background."),
+		}},
+		procs: []proc{claudePrint("Start the slow build.", "--allowedTools", "Bash")},
+	}
+	p.procs[0].interrupt = interruptSIGINT
+	p.procs[0].interruptDelay = 4 * time.Second
+	return p
 }

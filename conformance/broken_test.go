@@ -131,8 +131,10 @@ var brokenAdapters = []brokenAdapter{
 	// buffer
 	{bug: broken.Scanner64K, cases: append(append(ladder("claude"), ladder("codex")...), "claude/long-output", "codex/long-output", "codex/plain-text"),
 		want: merge(each(append(ladder("claude"), ladder("codex")...), Fail, "buffer/line-intact", "lifecycle/reports-success"),
-			// The long-output fixtures have lines over 64 KiB too.
-			each([]string{"claude/long-output", "codex/long-output"}, Fail, "lifecycle/reports-success"))},
+			// codex/long-output has a line over 64 KiB too; claude's does
+			// not (the real CLI keeps about 40 KB of a command's output),
+			// so a 64 KiB scanner passes it.
+			each([]string{"codex/long-output"}, Fail, "lifecycle/reports-success"))},
 
 	// lifecycle
 	{bug: broken.SuccessOnFailure, cases: []string{"claude/api-error", "claude/single-tool/exit-nonzero", "codex/single-tool/killed",

@@ -267,7 +267,7 @@ func TestWholeBlocksWithoutPartialMessages(t *testing.T) {
 		}
 		text += c.Content
 	}
-	if want := "I'll check the go directive in go.mod.go.mod asks for Go 1.26."; text != want {
+	if want := "I'll run the command.It printed `hi`."; text != want {
 		t.Errorf("text %q, want %q", text, want)
 	}
 }
