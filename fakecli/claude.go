@@ -59,28 +59,9 @@ func runClaude(p *proc) int {
 		return p.harnessError(err)
 	}
 	here := cwd()
-	var ses *session
-	switch {
-	case f.resumeSet:
-		if !isUUID(f.resume) {
-			return p.flagsError(claudeResumeError(f.resume), 1)
-		}
-		if ses, err = st.get("claude", f.resume); err != nil {
-			return p.harnessError(err)
-		}
-		if ses == nil {
-			ses = recorded("claude", ref, f.resume, here, "session_id")
-		}
-		if ses == nil {
-			return p.flagsError("No conversation found with session ID: "+f.resume, 1)
-		}
-	case f.continueLast:
-		if ses, err = st.latest("claude", here); err != nil {
-			return p.harnessError(err)
-		}
-		if ses == nil {
-			return p.flagsError("No conversation found to continue", 1)
-		}
+	ses, code, ok := claudeResolve(p, &f, st, ref, here)
+	if !ok {
+		return code
 	}
 	if ses != nil {
 		ref = ses.Transcript
@@ -142,6 +123,7 @@ func runClaude(p *proc) int {
 	if sid == "" {
 		sid = newUUID(rng)
 	}
+	p.logSession(sid, ses != nil && !f.forkSession)
 	if !f.noSessionPersistence {
 		rec := &session{CLI: "claude", ID: sid, Transcript: ref, Next: part + 1, Cwd: here}
 		if ses != nil && !f.forkSession {

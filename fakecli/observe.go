@@ -117,6 +117,8 @@ func (o *observer) close() {
 //
 //	start           CLI, Argv, Env, Cwd, Transcript, StdinTTY, PPID
 //	flags_error     Message, ExitCode
+//	session         Session, Resumed
+//	session_error   Message, ExitCode, Session, Reason
 //	stdin           Text (the raw line), Matched / MatchedStep
 //	stdin_closed    (nothing more)
 //	signal          Signal, Action
@@ -143,6 +145,14 @@ type Observation struct {
 
 	Message  string `json:"message,omitempty"`
 	ExitCode int    `json:"exit_code,omitempty"`
+
+	// Session is the session (thread) id a session record's process runs
+	// its turn in, or the id a session_error record's process refused;
+	// Resumed says the session existed before the process started (a
+	// resume), Reason why the id was refused ("not_found", "in_use").
+	Session string `json:"session,omitempty"`
+	Resumed bool   `json:"resumed,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 
 	// Text is a stdin record's raw line (its "line" field).
 	Text string `json:"-"`
