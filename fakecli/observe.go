@@ -266,7 +266,7 @@ var adapterEnv = []string{
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
 }
 
-// logStart writes the start record.
+// logStart writes the start record, then sits out the start_delay fault.
 func (p *proc) logStart(transcriptName string) {
 	if p.obs == nil {
 		return
@@ -280,4 +280,7 @@ func (p *proc) logStart(transcriptName string) {
 	cwd, _ := os.Getwd()
 	argv := append([]string{p.cli}, p.args...)
 	p.obs.log("start", "cli", p.cli, "argv", argv, "env", env, "cwd", cwd, "transcript", transcriptName, "stdin_tty", p.stdinTTY, "ppid", os.Getppid())
+	// From here the process is in the log: a slow start (start_delay)
+	// passes now, so that a process killed while it loads is seen.
+	p.startDelay()
 }
