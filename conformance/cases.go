@@ -68,8 +68,9 @@ var pipeFaults = []struct {
 // Generate builds the default cases for the given agents from the
 // embedded fixtures: every fixture as recorded, interrupts (the interrupt
 // fixtures and a sweep over the single-tool fixture), the line-size
-// ladder, process-lifecycle faults, unknown events and fields, and the
-// permission policies.
+// ladder, process-lifecycle faults, unknown events and fields, the
+// permission policies, and (cases_recovery.go) start-up and timing, the
+// next turn after a failure, and resume.
 func Generate(agents []string) ([]*Case, error) {
 	all, err := fixtures.All()
 	if err != nil {
@@ -93,6 +94,10 @@ func Generate(agents []string) ([]*Case, error) {
 			scenario := path.Base(fx.Name)
 			c := &Case{ID: fx.Name, Agent: agent, Fixture: fx.Name, Permission: "allow",
 				Prompts: Prompts(t), Description: t.Header.Description}
+			if recoveryFixture(c, scenario) {
+				cases = append(cases, c)
+				continue
+			}
 			switch {
 			case scenario == "interrupt":
 				c.Interrupt = &InterruptPlan{AfterEvents: 1}
@@ -125,6 +130,8 @@ func Generate(agents []string) ([]*Case, error) {
 				cases = append(cases, &deny)
 			}
 		}
+		cases = append(cases, recoveryCases(agent, byName)...)
+		cases = append(cases, startupCases(agent, byName)...)
 		base := agent + "/single-tool"
 		t := byName[base]
 		if t == nil {

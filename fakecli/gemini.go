@@ -128,6 +128,7 @@ func runGemini(p *proc) int {
 	if ses != nil {
 		rec.Created, rec.Cwd, rec.Title = ses.Created, ses.Cwd, ses.Title
 	}
+	rec.Empty = (ses == nil || ses.Empty) && !geminiLeavesHistory(parts[part])
 	if err := st.put(rec); err != nil {
 		return p.harnessError(err)
 	}

@@ -386,3 +386,35 @@ func TestSeedSessionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiResumeAfterAPIError: a Gemini session whose only turn failed
+// with an API error has nothing to resume (0.61.0 takes the failed prompt
+// back out of the history), so --resume of it fails as when there is no
+// session (gemini/0.61.0/resume-after-api-error.jsonl); after a turn that
+// completed, the session stays resumable whatever fails later.
+func TestGeminiResumeAfterAPIError(t *testing.T) {
+	want := readCapture(t, "gemini/0.61.0/resume-after-api-error")
+	f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/api-error"})
+	dir := t.TempDir()
+	first := runFake(t, f, "gemini", []string{"-p", "Say hello.", "-o", "stream-json"}, cmdOpts{dir: dir})
+	if first.code != 144 {
+		t.Fatalf("the failing turn: exit %d", first.code)
+	}
+	sid := jsonField(lines(first.stdout)[0], "session_id")
+	argv := append([]string(nil), want.argv[1:]...)
+	argv[1] = sid
+	r := runFake(t, f, "gemini", argv, cmdOpts{dir: dir})
+	if r.code != want.exit || !reflect.DeepEqual(stderrLines(r.stderr), want.err) || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; the real CLI: exit %d, stderr %q", r.code, r.stdout, r.stderr, want.exit, want.err)
+	}
+
+	g := fakecli.Start(t, fakecli.Options{Fixture: "gemini/api-error-then-turn"})
+	r = runFake(t, g, "gemini", []string{"-p", "one", "-o", "stream-json"}, cmdOpts{dir: dir})
+	sid = jsonField(lines(r.stdout)[0], "session_id")
+	for i, code := range []int{144, 0} {
+		r = runFake(t, g, "gemini", []string{"--resume", sid, "-p", "more", "-o", "stream-json"}, cmdOpts{dir: dir})
+		if r.code != code || jsonField(lines(r.stdout)[0], "session_id") != sid {
+			t.Errorf("resume %d: exit %d (want %d), stdout %q, stderr %q", i+1, r.code, code, r.stdout, r.stderr)
+		}
+	}
+}
