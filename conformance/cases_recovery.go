@@ -23,6 +23,12 @@ const (
 	unknownID = "5e55104e-0000-4000-8000-0000000ee003"
 )
 
+// firstAnswer is, per agent, which text-bearing event of the first turn
+// of multi-turn (see the ladder fault) is the first the caller must get:
+// Claude's answer, Codex's command output, Gemini's first answer chunk
+// (after its echo of the prompt and an empty tool output).
+var firstAnswer = map[string]int{"claude": 1, "codex": 1, "gemini": 3}
+
 // slowStart is how long the CLI of a slow-start case stays silent: a
 // start within reason (Claude Code loading MCP servers and plugins takes
 // as long), which no adapter may take for a failure.
@@ -60,7 +66,7 @@ func recoveryCases(agent string, byName map[string]*transcript.Transcript) []*Ca
 	size := 8 << 20
 	cases = append(cases,
 		&Case{ID: fmt.Sprintf("%s/line-%d-then-turn", base, size), Agent: agent, Fixture: base,
-			Faults: fmt.Sprintf("ladder:size=%d,nth=1", size), FaultsFirstOnly: true, Permission: "allow", Prompts: two,
+			Faults: fmt.Sprintf("ladder:size=%d,nth=%d", size, firstAnswer[agent]), FaultsFirstOnly: true, Permission: "allow", Prompts: two,
 			Expect: Expect{LineSize: size, NextTurn: true},
 			Description: fmt.Sprintf("the first turn's text comes in one line of %d bytes (which an adapter may refuse, with an error that says so); the caller's next turn must work all the same", size)},
 		&Case{ID: base + "/killed-then-turn", Agent: agent, Fixture: base,
@@ -88,8 +94,8 @@ func recoveryCases(agent string, byName map[string]*transcript.Transcript) []*Ca
 
 // startupCases are the cases of start-up and timing of one agent.
 func startupCases(agent string, byName map[string]*transcript.Transcript) []*Case {
-	plain, tool, multi := agent+"/plain-text", agent+"/single-tool", agent+"/multi-tool"
-	if byName[plain] == nil || byName[tool] == nil || byName[multi] == nil {
+	plain, long, multi := agent+"/plain-text", agent+"/interrupt", agent+"/multi-tool"
+	if byName[plain] == nil || byName[long] == nil || byName[multi] == nil {
 		return nil
 	}
 	one := Prompts(byName[plain])
@@ -101,8 +107,12 @@ func startupCases(agent string, byName map[string]*transcript.Transcript) []*Cas
 			Permission: "allow", Prompts: one, CloseWhenQuiet: time.Second,
 			Expect:      Expect{TurnFails: true, Stall: true},
 			Description: "the CLI never gets past its start (Claude never answers initialize); the caller gives up and closes: the adapter must stop the CLI and report the failure, not hang nor leave it running"},
-		{ID: tool + "/interrupt-before-init", Agent: agent, Fixture: tool, Faults: "start_delay:ms=1500", FaultsFirstOnly: true,
-			Permission: "allow", Prompts: Prompts(byName[tool]), Interrupt: &InterruptPlan{Early: true},
+		// The interrupt fixture's turn runs a long tool, so that an
+		// interrupt queued behind the prompt lands in the turn, as with
+		// the real CLI (whose turns take time), never after a replay that
+		// took none.
+		{ID: long + "/before-init", Agent: agent, Fixture: long, Faults: "start_delay:ms=1500", FaultsFirstOnly: true,
+			Permission: "allow", Prompts: Prompts(byName[long]), Interrupt: &InterruptPlan{Early: true},
 			Expect:      Expect{Cancelled: true},
 			Description: "the caller interrupts while the CLI is still starting (before Claude's system/init, before Codex or Gemini write a line): the turn must end cancelled, the interrupt passed on (Claude cancels a turn whose user message came before the interrupt) or the CLI stopped"},
 		{ID: multi + "/long-turn", Agent: agent, Fixture: multi, Faults: "latency:ms=300",

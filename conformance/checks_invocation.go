@@ -14,7 +14,7 @@ var (
 		"Every CLI invocation is accepted by the real CLI's flag grammar.", "protocols.md §1.1, §2.1, §3.1"),
 		Applies: always, Judge: judgeFlags})
 	CheckStdinEOF = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/stdin-closed", "MUST",
-		"Codex and Gemini get their stdin closed: they read it to EOF before they start.", srcCodexInv+"; protocols.md §3.5"),
+		"Codex and Gemini get their stdin closed: they read it to EOF before they start (all but codex exec resume with a prompt, which reads none).", srcCodexInv+"; protocols.md §3.5"),
 		Applies: agentIs("codex", "gemini"), Judge: judgeStdinClosed})
 	CheckClaudeStdin = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/claude-stdin", "MUST",
 		"A single-turn Claude run closes stdin after the result; a multi-turn run keeps one process and its stdin open until the last result.", "protocols.md §1.1, §1.7"),
@@ -79,10 +79,13 @@ func judgeStdinClosed(o *Observation) Outcome {
 			// none.
 			continue
 		}
-		if stopped[s.PID] && wrote[s.PID] {
-			// The adapter stopped a CLI that was running its turn: it
-			// was not waiting on stdin.
+		if stopped[s.PID] && (wrote[s.PID] || strings.Contains(o.Case.Faults, "start_delay")) {
+			// The adapter stopped a CLI that was running its turn (or
+			// still loading): it was not waiting on stdin.
 			continue
+		}
+		if o.Case.Agent == "codex" && !codexReadsStdin(s.Argv) {
+			continue // exec resume with a prompt reads no stdin
 		}
 		if !closed[s.PID] {
 			return failf("stdin closed (EOF) for every CLI process", "%s (pid %d) never saw stdin close: the real CLI waits for EOF before it starts, and hangs", strings.Join(s.Argv, " "), s.PID)

@@ -154,3 +154,57 @@ func judgeResumeSession(o *Observation) Outcome {
 	}
 	return failf("the CLI resumes session "+want, "%s", what)
 }
+
+// codexValued are the options of codex exec and exec resume that take a
+// value.
+var codexValued = map[string]bool{"-c": true, "--config": true, "-m": true, "--model": true, "-p": true, "--profile": true,
+	"-s": true, "--sandbox": true, "-C": true, "--cd": true, "-i": true, "--image": true, "--add-dir": true,
+	"--enable": true, "--disable": true, "-o": true, "--output-last-message": true, "--output-schema": true,
+	"--color": true, "--local-provider": true, "--thread-source": true, "--cyber-access-program": true}
+
+// codexReadsStdin reports whether a codex invocation reads its stdin: all
+// but exec resume with a prompt (other than "-"), before or after the
+// subcommand, as read_prompt_from_stdin in codex-rs/exec/src/lib.rs
+// decides (testdata/captures/codex/0.169.0/resume-existing.jsonl).
+func codexReadsStdin(argv []string) bool {
+	var ops []string
+	last, resume := false, false
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "--last":
+			last = true
+		case codexValued[a]:
+			i++
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			if a == "resume" && len(ops) > 0 && (ops[0] == "exec" || ops[0] == "e") && !resume {
+				resume = true
+				ops = append(ops, "resume")
+				continue
+			}
+			ops = append(ops, a)
+		}
+	}
+	if !resume {
+		return true
+	}
+	var prompts []string // the positionals other than exec, resume and the id
+	seenResume, idTaken := false, last
+	for _, op := range ops[1:] {
+		switch {
+		case op == "resume" && !seenResume:
+			seenResume = true
+		case seenResume && !idTaken:
+			idTaken = true
+		default:
+			prompts = append(prompts, op)
+		}
+	}
+	for _, p := range prompts {
+		if p != "-" {
+			return false
+		}
+	}
+	return true
+}
