@@ -67,7 +67,7 @@ func recoveryCases(agent string, byName map[string]*transcript.Transcript) []*Ca
 	cases = append(cases,
 		&Case{ID: fmt.Sprintf("%s/line-%d-then-turn", base, size), Agent: agent, Fixture: base,
 			Faults: fmt.Sprintf("ladder:size=%d,nth=%d", size, firstAnswer[agent]), FaultsFirstOnly: true, Permission: "allow", Prompts: two,
-			Expect: Expect{LineSize: size, NextTurn: true},
+			Expect:      Expect{LineSize: size, NextTurn: true},
 			Description: fmt.Sprintf("the first turn's text comes in one line of %d bytes (which an adapter may refuse, with an error that says so); the caller's next turn must work all the same", size)},
 		&Case{ID: base + "/killed-then-turn", Agent: agent, Fixture: base,
 			Faults: "die:signal=SIGKILL,after=2", FaultsFirstOnly: true, Permission: "allow", Prompts: two,
