@@ -309,9 +309,13 @@ type claudeState struct {
 	lines []claudeLine // per step index, for out steps
 
 	turnActive bool
-	turnStart  time.Time
-	openTools  []string
-	results    int
+	// deferredInterrupt is the request id of an interrupt that came after
+	// a user message still waiting for its turn: the real CLI reads stdin
+	// in order, so that turn starts and the interrupt ends it.
+	deferredInterrupt string
+	turnStart         time.Time
+	openTools         []string
+	results           int
 	// pendingPerm is the request id of a can_use_tool the client has not
 	// answered yet; skipPerm says one was withheld (no stdio prompt tool),
 	// so the next "in" for its answer takes the deny branch.
@@ -624,6 +628,11 @@ func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow
 				c.pendingEcho = c.replayEcho(m)
 			}
 		}
+		if id := c.deferredInterrupt; id != "" {
+			c.deferredInterrupt = ""
+			e.pc++ // into the turn, which the interrupt ends
+			return c.interrupt(e, id, false)
+		}
 	case "control_response":
 		if resp, ok := m.obj["response"].(map[string]any); ok && c.pendingPerm != "" && resp["request_id"] == c.pendingPerm {
 			c.pendingPerm = ""
@@ -799,6 +808,12 @@ func (c *claudeState) control(e *engine, m *stdinMsg) flow {
 	case "interrupt":
 		if c.turnActive {
 			return c.interrupt(e, id, false)
+		}
+		for _, h := range e.held {
+			if h.typ == "user" {
+				c.deferredInterrupt = id
+				return flowNone
+			}
 		}
 		return c.success(e, id, map[string]any{"still_queued": []any{}})
 	case "set_permission_mode":
