@@ -29,6 +29,12 @@ const (
 // (after its echo of the prompt and an empty tool output).
 var firstAnswer = map[string]int{"claude": 1, "codex": 1, "gemini": 3}
 
+// lineGap is, per agent, the pause before every line of a long-turn
+// case: a few seconds in all. Claude's is shorter, since with partial
+// messages (which adapters ask for) its turn comes in four times as many
+// lines.
+var lineGap = map[string]int{"claude": 120, "codex": 300, "gemini": 300}
+
 // slowStart is how long the CLI of a slow-start case stays silent: a
 // start within reason (Claude Code loading MCP servers and plugins takes
 // as long), which no adapter may take for a failure.
@@ -115,9 +121,9 @@ func startupCases(agent string, byName map[string]*transcript.Transcript) []*Cas
 			Permission: "allow", Prompts: Prompts(byName[long]), Interrupt: &InterruptPlan{Early: true},
 			Expect:      Expect{Cancelled: true},
 			Description: "the caller interrupts while the CLI is still starting (before Claude's system/init, before Codex or Gemini write a line): the turn must end cancelled, the interrupt passed on (Claude cancels a turn whose user message came before the interrupt) or the CLI stopped"},
-		{ID: multi + "/long-turn", Agent: agent, Fixture: multi, Faults: "latency:ms=300",
+		{ID: multi + "/long-turn", Agent: agent, Fixture: multi, Faults: fmt.Sprintf("latency:ms=%d", lineGap[agent]),
 			Permission: "allow", Prompts: Prompts(byName[multi]),
-			Description: "a long turn that keeps making progress (a line every 300 ms, several seconds in all): an adapter must not cut a turn for its length alone"},
+			Description: fmt.Sprintf("a long turn that keeps making progress (a line every %d ms, seconds in all): an adapter must not cut a turn for its length alone", lineGap[agent])},
 	}
 }
 

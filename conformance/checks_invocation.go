@@ -79,10 +79,13 @@ func judgeStdinClosed(o *Observation) Outcome {
 			// none.
 			continue
 		}
-		if stopped[s.PID] && (wrote[s.PID] || strings.Contains(o.Case.Faults, "start_delay")) {
-			// The adapter stopped a CLI that was running its turn (or
-			// still loading): it was not waiting on stdin.
+		if stopped[s.PID] && wrote[s.PID] {
+			// The adapter stopped a CLI that was running its turn: it
+			// was not waiting on stdin.
 			continue
+		}
+		if !wrote[s.PID] && strings.Contains(o.Case.Faults, "start_delay") {
+			continue // still loading when it was stopped: it read nothing yet
 		}
 		if o.Case.Agent == "codex" && !codexReadsStdin(s.Argv) {
 			continue // exec resume with a prompt reads no stdin
