@@ -534,8 +534,14 @@ func wireExcerpt(o *Observation) string {
 		switch r.Kind {
 		case "start":
 			fmt.Fprintf(&b, "cli pid %d: %s\n", r.PID, clip(strings.Join(r.Argv, " "), 400))
-		case "flags_error", "protocol_error":
+		case "flags_error", "protocol_error", "session_error":
 			fmt.Fprintf(&b, "cli pid %d at %d ms: %s: %s\n", r.PID, r.TMS, r.Kind, r.Message)
+		case "session":
+			how := "new session"
+			if r.Resumed {
+				how = "resumed session"
+			}
+			fmt.Fprintf(&b, "cli pid %d: %s %s\n", r.PID, how, r.Session)
 		case "signal":
 			fmt.Fprintf(&b, "cli pid %d at %d ms: %s → %s\n", r.PID, r.TMS, r.Signal, r.Action)
 		case "stdin":

@@ -131,10 +131,13 @@ func (c *codex) turnEnded(ev Event, typ string, report func(finding.Finding)) {
 	if typ == "turn.completed" && obj(ev.Obj, "usage") == nil {
 		report(p.finding(CodexTurnUsage, "/usage", "turn.completed without a usage object"))
 	}
+	// The CLI completes the running plan itself at turn end; any other
+	// item (a command left running in the background) may stay open.
 	for _, e := range sorted(c.openStarts()) {
-		it := c.open[e.id]
-		report(p.finding(CodexItemClosedAtTurnEnd, "",
-			"%s ends the turn while item %s (%s, started at line %d) was never completed", typ, quote(e.id), it.typ, it.start.line))
+		if it := c.open[e.id]; it.typ == "todo_list" {
+			report(p.finding(CodexTodoListClosedAtTurnEnd, "",
+				"%s ends the turn while the todo_list item %s (started at line %d) was never completed", typ, quote(e.id), it.start.line))
+		}
 	}
 	c.open = nil
 	c.phase, c.endAt = turnClosed, p

@@ -37,6 +37,16 @@ func collect(t *testing.T, r io.Reader, opts Options) ([]string, *Result) {
 	return got, res
 }
 
+// pipeCutCaptures are real captures whose stdout the CLI itself cut short,
+// with the findings that cut gives: Gemini CLI 0.61.0 calls process.exit
+// without draining stdout, and lost the end of a 350 KB tool_result line
+// 3 × 64 KiB into it (exit 0, no result).
+var pipeCutCaptures = map[string]map[string]int{
+	"../testdata/captures/gemini/0.61.0/long-output.jsonl": {
+		"jsonl/no-final-newline": 1, "jsonl/invalid-json": 1, "gemini/stream/truncated": 1,
+	},
+}
+
 func TestCapturesAreClean(t *testing.T) {
 	var files []string
 	err := filepath.WalkDir("../testdata/captures", func(p string, d os.DirEntry, err error) error {
@@ -65,13 +75,23 @@ func TestCapturesAreClean(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Violations > 0 || res.Warnings > 0 {
+			if cut := pipeCutCaptures[filepath.ToSlash(p)]; cut != nil {
+				// The real CLI lost the end of its stdout: the cut is
+				// what the capture shows, and exactly that is reported.
+				if diff := cmp.Diff(cut, res.Counts); diff != "" {
+					t.Errorf("a capture cut short by the CLI must report the cut and nothing else (-want +got):\n%s\n%s", diff, strings.Join(findings, "\n"))
+				}
+			} else if res.Violations > 0 || res.Warnings > 0 {
 				t.Errorf("capture should be clean, got:\n%s", strings.Join(findings, "\n"))
 			}
 			if len(res.Drift) > 0 {
 				t.Errorf("capture should show no drift under the observed schemas, got %d entries: first %+v", len(res.Drift), *res.Drift[0])
 			}
-			want := map[string]schemas.Dialect{"claude": schemas.Claude, "codex": schemas.Codex, "gemini": schemas.Gemini}[filepath.Base(filepath.Dir(p))]
+			// The CLI is the first directory under captures (claude/..., or
+			// codex/0.169.0/... for a versioned transcript).
+			rel, _ := filepath.Rel("../testdata/captures", p)
+			cli, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+			want := map[string]schemas.Dialect{"claude": schemas.Claude, "codex": schemas.Codex, "gemini": schemas.Gemini}[cli]
 			if strings.HasSuffix(p, ".stdin.jsonl") {
 				want = schemas.ClaudeStdin
 			}
