@@ -160,10 +160,11 @@ var brokenAdapters = []brokenAdapter{
 			each([]string{"claude/long-output", "codex/long-output"}, Fail, "lifecycle/reports-success"))},
 
 	// lifecycle
+	// (codex/api-error-then-turn: its second turn, a resumed process, fails.)
 	{bug: broken.SuccessOnFailure, cases: []string{"claude/api-error", "claude/single-tool/exit-nonzero", "codex/single-tool/killed",
-		"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line", "codex/plain-text"},
+		"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line", "codex/api-error-then-turn", "codex/plain-text"},
 		want: each([]string{"claude/api-error", "claude/single-tool/exit-nonzero", "codex/single-tool/killed",
-			"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line"}, Fail, "lifecycle/reports-failure")},
+			"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line", "codex/api-error-then-turn"}, Fail, "lifecycle/reports-failure")},
 	{bug: broken.NoSessionEnded, cases: []string{"claude/single-tool/exit-nonzero", "codex/api-error", "gemini/single-tool/killed", "codex/plain-text"},
 		// The unified stream's grammar wants sessionEnded last, too.
 		want: each([]string{"claude/single-tool/exit-nonzero", "codex/api-error", "gemini/single-tool/killed"}, Fail, "output/valid", "lifecycle/ends-stream")},

@@ -241,9 +241,10 @@ func judgePrompt(o *Observation) Outcome {
 	}
 	if len(text) == 0 {
 		for _, r := range o.Fake {
-			if r.PID == pid && (r.Kind == "flags_error" || r.Kind == "exit" && r.Signal != "") {
-				// It refused its arguments, or died, before it read
-				// stdin: what the prompt was cannot be seen.
+			if r.PID == pid && (r.Kind == "flags_error" || r.Kind == "session_error" || r.Kind == "exit" && r.Signal != "") {
+				// It refused its arguments or its session, or died,
+				// before it read stdin: what the prompt was cannot be
+				// seen.
 				return Outcome{Skip: true, Actual: "the CLI ended before it read its stdin"}
 			}
 		}

@@ -208,3 +208,19 @@ func codexReadsStdin(argv []string) bool {
 	}
 	return true
 }
+
+// cliNeverFailed reports whether every turn the CLIs ran completed and
+// every CLI process that ran one exited 0.
+func cliNeverFailed(o *Observation) bool {
+	if !allTurnsCompleted(o) {
+		return false
+	}
+	for _, s := range o.turnStarts() {
+		for _, r := range o.Fake {
+			if r.PID == s.PID && r.Kind == "exit" && (r.Signal != "" || r.Code == nil || *r.Code != 0) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -375,7 +375,7 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 // undeclared says why a case is not run against an adapter whose hello
 // does not claim what the case needs ("" when it does): more than one turn
 // needs multi_turn, an interrupt needs interrupt (unless the runner
-// interrupts with SIGINT). The runner never sends a command the adapter
+// interrupts with SIGINT), a start that resumes needs resume. The runner never sends a command the adapter
 // did not claim; its checks are SKIP.
 func undeclared(c *Case, h *Hello, cfg *Config) string {
 	if h == nil {
@@ -386,6 +386,9 @@ func undeclared(c *Case, h *Hello, cfg *Config) string {
 	}
 	if c.Interrupt != nil && !cfg.Adapter.SignalInterrupt && !h.supports("interrupt") {
 		return "the case interrupts a turn and the adapter does not declare interrupt"
+	}
+	if c.Resume != "" && !h.supports("resume") {
+		return "the case starts by resuming a session and the adapter does not declare resume"
 	}
 	return ""
 }
