@@ -616,8 +616,8 @@ func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 		}
 	}
 	if e.c != nil {
-		if f := e.c.consumed(e, st, m); f == flowEnd {
-			return f
+		if f := e.c.consumed(e, st, m); f != flowNone {
+			return f // the end, or a jump (an interrupt that was waiting for the turn)
 		}
 	}
 	for _, c := range st.Cases {

@@ -67,7 +67,8 @@ type paramDef struct {
 }
 
 // faultDef is one fault: its documentation and what it does. A fault has
-// steps (a step rewrite), wrap (a stdout writer), or both.
+// steps (a step rewrite), wrap (a stdout writer), or both; start_delay
+// has neither (the fake asks Plan.StartDelay).
 type faultDef struct {
 	name   string
 	kind   string
@@ -152,6 +153,11 @@ var defs = []*faultDef{
 		desc: "Throttles stdout to a number of bytes per second, writing big lines in pieces. Catches adapters that time out on big, slow lines.",
 		params: []paramDef{
 			intParam("bps", 1, 1<<40, "16384", true, "bytes (not bits) per second"),
+		}},
+	{name: "start_delay", kind: "pipe",
+		desc: "Keeps the process silent for a while when it starts, as a CLI that is slow to load (MCP servers, plugins, a cold disk): it reads nothing, writes nothing and answers nothing, not even Claude's initialize, and a signal kills it as it kills a process with no handler yet. Catches adapters whose start-up or handshake timeout is too short, and those that give up on a slow CLI and leave it running.",
+		params: []paramDef{
+			intParam("ms", 0, maxMS, "2000", true, "how long the process stays silent, in milliseconds"),
 		}},
 	{name: "stall", kind: "pipe", steps: stepsStall,
 		desc: "After N stdout lines, stops writing and stays alive (a 24-hour delay step, so signals and stdin are still handled). Catches adapters without an inactivity timeout.",
