@@ -131,7 +131,8 @@ func rpcIDText(v any) (string, error) {
 //     and the server's response to it begins {"id":{{json:idN}},...};
 //   - a client notification becomes {"in":{"method":M}};
 //   - a client response (to a server request, whose id the server chose)
-//     becomes {"in":{"id":ID}}.
+//     becomes {"in":{"id":ID,"result":R}} with the result as sent (an
+//     approval's decision), and an error answer {"in":{"id":ID,"error":{}}}.
 //
 // Lines that are not JSON-RPC messages stay raw text. The ids are tracked
 // per process part (next_process resets them).
@@ -162,8 +163,10 @@ func JSONRPCSteps(steps []Step) ([]Step, error) {
 				st.Capture = map[string]string{name: "/id"}
 			case RPCNotification:
 				st.Match = map[string]any{"method": m.Method}
+			case RPCResponse:
+				st.Match = map[string]any{"id": m.Obj["id"], "result": m.Obj["result"]}
 			default:
-				st.Match = map[string]any{"id": m.Obj["id"]}
+				st.Match = map[string]any{"id": m.Obj["id"], "error": map[string]any{}}
 			}
 			st.Text = ""
 		case OpOut:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/fixtures"
 	"github.com/agentconform/agentconform/jsonl"
@@ -360,6 +361,8 @@ func printRules(w io.Writer) {
 	all = append(all, validate.RulesFor(schemas.Spec, schemas.UnifiedEvents)...)
 	all = append(all, validate.RulesFor(schemas.Shim, schemas.ShimEvents)...)
 	all = append(all, sequence.AllRules...)
+	all = append(all, appserver.Rules()...)
+	all = append(all, appserver.RuleTranscriptPaths)
 	seen := map[string]bool{}
 	for _, r := range all {
 		if seen[r.ID] {
