@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/transcript"
@@ -129,13 +130,46 @@ func Events(path []transcript.Step) []Event {
 	return out
 }
 
+// InterruptLabel names the branch an app-server transcript jumps to when
+// the client sends turn/interrupt: what the server did from that request
+// on. The fake jumps there whenever turn/interrupt comes before it.
+const InterruptLabel = "interrupted"
+
+// interruptPoints are where a path may enter the InterruptLabel branch:
+// at each delay_ms step before the label (a fixture's window for the
+// client to interrupt), else after the first item/started of a
+// commandExecution (where a capture's client interrupted).
+func interruptPoints(steps []transcript.Step) map[int]bool {
+	at, ok := transcript.Labels(steps)[InterruptLabel]
+	if !ok {
+		return nil
+	}
+	pts := map[int]bool{}
+	for i := 0; i < at; i++ {
+		if steps[i].Op == transcript.OpDelay {
+			pts[i] = true
+		}
+	}
+	if len(pts) == 0 {
+		for i := 0; i < at; i++ {
+			if steps[i].Op == transcript.OpOut && strings.Contains(steps[i].Text, `"method":"item/started"`) && strings.Contains(steps[i].Text, `"type":"commandExecution"`) {
+				pts[i] = true
+				break
+			}
+		}
+	}
+	return pts
+}
+
 // stepPaths lists the steps along every path through one process part:
 // an "in" step with cases continues at each case's label and also falls
-// through; goto jumps; an on_signal goto is a branch from where it is set;
+// through; goto jumps; an on_signal goto is a branch from where it is set,
+// and so is the interrupt branch from its interruptPoints;
 // a path ends at exit or exit_signal, or when it would revisit a step. It
 // reports whether paths were cut at maxPaths.
 func stepPaths(steps []transcript.Step) ([][]transcript.Step, bool) {
 	labels := transcript.Labels(steps)
+	interrupts := interruptPoints(steps)
 	var out [][]transcript.Step
 	cut := false
 	type state struct {
@@ -163,6 +197,9 @@ func stepPaths(steps []transcript.Step) ([][]transcript.Step, bool) {
 				if i, ok := labels[label]; ok {
 					stack = append(stack, state{pc: i, path: append([]transcript.Step(nil), s.path...), visited: copySet(s.visited)})
 				}
+			}
+			if interrupts[s.pc] {
+				branch(InterruptLabel)
 			}
 			switch st.Op {
 			case transcript.OpExit, transcript.OpExitSignal:

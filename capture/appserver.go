@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/capture/mock"
 	"github.com/agentconform/agentconform/recorder"
 	"github.com/agentconform/agentconform/redact"
@@ -102,9 +103,69 @@ func IsAppServer(name string) bool { return strings.HasPrefix(name, AppServerPre
 // mock, trap and sandbox, each driven by an asDriver through the recorder,
 // their steps joined by next_process, the client's JSON-RPC lines turned
 // into matches (transcript.JSONRPCSteps).
+//
+// A plan that interrupts a turn is captured twice, as the signal
+// scenarios are: the main path is a run left alone (the command
+// completes), and a label "interrupted" holds what the second run did
+// from its turn/interrupt request on (the request, the server's answer,
+// the interrupted turn/completed, the exit), with the second run's thread
+// and turn ids made the first run's.
 func captureAppServer(ctx context.Context, bin *Binary, sc Scenario, p *plan, o Options) (*Result, error) {
 	start := time.Now()
 	res := &Result{CLI: bin.CLI, Version: bin.Version, Scenario: sc.Name, Description: p.description}
+	interrupts := false
+	plain := make([]asProc, len(p.appServer))
+	for i, ap := range p.appServer {
+		plain[i] = asProc{resume: ap.resume, turns: append([]asTurn(nil), ap.turns...)}
+		for j := range plain[i].turns {
+			interrupts = interrupts || plain[i].turns[j].interrupt
+			plain[i].turns[j].interrupt = false
+		}
+	}
+	run, err := appServerOnce(ctx, bin, sc, p, plain, o)
+	if err != nil {
+		return nil, err
+	}
+	if interrupts && ctx.Err() == nil {
+		cut, err := appServerOnce(ctx, bin, sc, p, p.appServer, o)
+		if err != nil {
+			return nil, err
+		}
+		run = mergeAppServerInterrupt(run, cut)
+	}
+	steps, err := transcript.JSONRPCSteps(run.steps)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %s/%s: %w", bin.CLI, sc.Name, err)
+	}
+	h := run.header
+	h.Format = transcript.Format
+	h.CLI = bin.CLI
+	h.CLIVersion = bin.Version
+	h.Scenario = sc.Name
+	h.Description = p.description
+	h.Cwd = ProjectPath
+	h.Source = "captured"
+	if len(run.procs) > 0 {
+		h.Argv = run.procs[0].Argv
+		h.SessionID = run.procs[0].SessionID
+	}
+	res.Transcript = &transcript.Transcript{Header: h, Steps: steps, Name: bin.CLI + "/" + sc.Name}
+	res.Processes = run.procs
+	res.Requests = run.requests
+	res.Leaks = run.leaks
+	res.Duration = time.Since(start)
+	return res, ctx.Err()
+}
+
+// appServerRun is one capture of an app-server plan's processes, its
+// client lines still raw. turnIDs are the turns the server started.
+type appServerRun struct {
+	oneRun
+	turnIDs []string
+}
+
+// appServerOnce runs procs against a fresh mock, trap and sandbox.
+func appServerOnce(ctx context.Context, bin *Binary, sc Scenario, p *plan, procs []asProc, o Options) (*appServerRun, error) {
 	api, err := mock.ForCLI(bin.CLI)
 	if err != nil {
 		return nil, err
@@ -158,53 +219,76 @@ func captureAppServer(ctx context.Context, bin *Binary, sc Scenario, p *plan, o 
 		Rules:    o.Redact,
 		Dirs:     machineDirs(sb),
 	})
-	var steps []transcript.Step
-	var header transcript.Header
+	run := &appServerRun{}
 	thread := ""
-	for i, ap := range p.appServer {
+	for i, ap := range procs {
 		d := &asDriver{p: ap, thread: thread, cwd: sb.Project}
 		rec, proc, err := d.run(ctx, bin, sb, red, o)
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s/%s process %d: %w", bin.CLI, sc.Name, i+1, err)
 		}
 		proc.SessionID = red.String(d.thread)
-		res.Processes = append(res.Processes, proc)
-		if i == 0 {
-			header = rec.Transcript.Header
-		} else {
-			steps = append(steps, transcript.Step{Op: transcript.OpNextProcess})
+		run.procs = append(run.procs, proc)
+		for _, id := range d.turnIDs {
+			run.turnIDs = append(run.turnIDs, red.String(id))
 		}
-		steps = append(steps, rec.Transcript.Steps...)
+		if i == 0 {
+			run.header = rec.Transcript.Header
+		} else {
+			run.steps = append(run.steps, transcript.Step{Op: transcript.OpNextProcess})
+		}
+		run.steps = append(run.steps, rec.Transcript.Steps...)
 		thread = d.thread
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	hideHostname(steps)
-	steps, err = transcript.JSONRPCSteps(steps)
-	if err != nil {
-		return nil, fmt.Errorf("capture: %s/%s: %w", bin.CLI, sc.Name, err)
+	hideHostname(run.steps)
+	run.requests = srv.Requests()
+	for i := range run.requests {
+		run.requests[i].Body = nil
 	}
-	h := header
-	h.Format = transcript.Format
-	h.CLI = bin.CLI
-	h.CLIVersion = bin.Version
-	h.Scenario = sc.Name
-	h.Description = p.description
-	h.Cwd = ProjectPath
-	h.Source = "captured"
-	if len(res.Processes) > 0 {
-		h.Argv = res.Processes[0].Argv
-		h.SessionID = res.Processes[0].SessionID
+	run.leaks = tr.hits()
+	return run, nil
+}
+
+// mergeAppServerInterrupt joins a run left alone (main) and a run whose
+// turn was interrupted (cut): main's steps, then the label "interrupted"
+// and cut's steps from its turn/interrupt request on, its thread and turn
+// ids replaced by main's. Both runs are single-process.
+func mergeAppServerInterrupt(main, cut *appServerRun) *appServerRun {
+	k := -1
+	for i, s := range cut.steps {
+		if s.Op == transcript.OpIn && strings.Contains(s.Text, `"method":"turn/interrupt"`) {
+			k = i
+			break
+		}
 	}
-	res.Transcript = &transcript.Transcript{Header: h, Steps: steps, Name: bin.CLI + "/" + sc.Name}
-	res.Requests = srv.Requests()
-	for i := range res.Requests {
-		res.Requests[i].Body = nil
+	out := &appServerRun{oneRun: oneRun{header: main.header, requests: append(main.requests, cut.requests...),
+		leaks: append(main.leaks, cut.leaks...)}, turnIDs: main.turnIDs}
+	out.procs = append(append([]Process(nil), main.procs...), cut.procs...)
+	if k < 0 || len(main.procs) == 0 || len(cut.procs) == 0 {
+		out.steps, out.procs = cut.steps, cut.procs
+		return out
 	}
-	res.Leaks = tr.hits()
-	res.Duration = time.Since(start)
-	return res, ctx.Err()
+	repl := []string{}
+	if a, b := cut.procs[0].SessionID, main.procs[0].SessionID; a != "" && b != "" {
+		repl = append(repl, a, b)
+	}
+	for i := 0; i < len(cut.turnIDs) && i < len(main.turnIDs); i++ {
+		repl = append(repl, cut.turnIDs[i], main.turnIDs[i])
+	}
+	r := strings.NewReplacer(repl...)
+	steps := append([]transcript.Step(nil), main.steps...)
+	// The main run's own end (stdin closed, exit) stays: the branch has
+	// its own.
+	steps = append(steps, transcript.Step{Op: transcript.OpLabel, Label: appserver.InterruptLabel})
+	for _, s := range cut.steps[k:] {
+		s.Text = r.Replace(s.Text)
+		steps = append(steps, s)
+	}
+	out.steps = steps
+	return out
 }
 
 // asDriver plays the editor on one `codex app-server` process.
@@ -214,6 +298,8 @@ type asDriver struct {
 	// thread is the thread id: the one to resume on entry, the one the
 	// server reported on return.
 	thread string
+	// turnIDs are the turns the server started, in order.
+	turnIDs []string
 
 	mu     sync.Mutex
 	stdin  io.WriteCloser
@@ -349,6 +435,7 @@ func (d *asDriver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redac
 				case "turn/started":
 					if t, ok := params["turn"].(map[string]any); ok {
 						turnID, _ = t["id"].(string)
+						d.turnIDs = append(d.turnIDs, turnID)
 					}
 				case "item/started":
 					item, _ := params["item"].(map[string]any)
