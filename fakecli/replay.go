@@ -46,6 +46,9 @@ type engine struct {
 	// c is Claude's state (control layer, turns, interrupts); nil for the
 	// other CLIs.
 	c *claudeState
+	// rpc is `codex app-server`'s JSON-RPC layer (codex_appserver.go);
+	// nil for the other personalities.
+	rpc *appServerState
 	// format turns stream lines into another output format (Claude text
 	// and json, Gemini text and json, Codex without --json); nil writes
 	// the lines as they are.
@@ -259,7 +262,7 @@ func (e *engine) errLine(st *transcript.Step) flow {
 // and (Claude) stdin lines that arrived meanwhile.
 func (e *engine) poll() flow {
 	var inCh chan inLine
-	if e.c != nil && !e.in.eof {
+	if (e.c != nil || e.rpc != nil) && !e.in.eof {
 		inCh = e.in.ch
 	}
 	for {
@@ -274,6 +277,12 @@ func (e *engine) poll() flow {
 			if !ok {
 				e.sawEOF()
 				inCh = nil
+				continue
+			}
+			if e.rpc != nil {
+				if f := e.rpc.dispatch(e, decodeLine(l), nil); f != flowNone {
+					return f
+				}
 				continue
 			}
 			if f := e.c.dispatch(e, decodeLine(l), nil); f != flowNone {
@@ -321,6 +330,11 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 	if kind == waitTime && e.heldForNext() {
 		return flowNone, nil
 	}
+	if e.rpc != nil && e.in.eof && kind != waitEOF {
+		// The app-server's stdin is closed: it has written what needed no
+		// wait, and exits instead of waiting.
+		return e.rpc.eof(e), nil
+	}
 	var timer <-chan time.Time
 	if d >= 0 {
 		t := time.NewTimer(d)
@@ -329,7 +343,7 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 	}
 	for {
 		var inCh chan inLine
-		if !e.in.eof && (kind != waitTime || e.c != nil) {
+		if !e.in.eof && (kind != waitTime || e.c != nil || e.rpc != nil) {
 			inCh = e.in.ch
 		}
 		if kind != waitTime && e.in.eof {
@@ -352,12 +366,24 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 				if kind != waitTime {
 					return flowNone, nil
 				}
+				if e.rpc != nil {
+					return e.rpc.eof(e), nil // the app-server waits no more
+				}
 				continue
 			}
 			blocked = true
 			m := decodeLine(l)
 			if kind == waitLine {
 				return flowNone, m
+			}
+			if e.rpc != nil {
+				if f := e.rpc.dispatch(e, m, nil); f != flowNone {
+					return f, nil
+				}
+				if e.heldForNext() {
+					return flowNone, nil
+				}
+				continue
 			}
 			if e.c == nil {
 				e.logStdin(m, "ignored")
@@ -424,6 +450,9 @@ func (e *engine) inStep(st *transcript.Step) flow {
 			return f
 		}
 		if m == nil {
+			if e.rpc != nil {
+				return e.rpc.eof(e)
+			}
 			if e.eofAgain() {
 				return e.eofLoop()
 			}
@@ -431,6 +460,15 @@ func (e *engine) inStep(st *transcript.Step) flow {
 		}
 		if e.matches(st, m) {
 			return e.consume(st, m)
+		}
+		if e.rpc != nil {
+			if f := e.rpc.dispatch(e, m, st); f != flowNone {
+				return f
+			}
+			if m := e.takeHeld(st); m != nil {
+				return e.consume(st, m)
+			}
+			continue
 		}
 		if e.c != nil {
 			if f := e.c.dispatch(e, m, st); f != flowNone {
