@@ -243,3 +243,33 @@ func TestAppServerSignals(t *testing.T) {
 		}
 	}
 }
+
+// TestAppServerFaults: the JSON-RPC faults answer a request twice, never,
+// or add a notification no client knows.
+func TestAppServerFaults(t *testing.T) {
+	run := func(spec string) []string {
+		c := startAppServer(t, "codex/app-server-plain-text", "AGENTCONFORM_FAULTS="+spec)
+		c.l.send(`{"id":"a","method":"initialize","params":{"clientInfo":{"name":"t","version":"1"}}}`)
+		c.l.send(`{"method":"initialized"}`)
+		_, rest := c.l.wait()
+		return rest
+	}
+	count := func(lines []string, sub string) int {
+		n := 0
+		for _, l := range lines {
+			if strings.Contains(l, sub) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(run("answer_twice:nth=1"), `{"id":"a","result":`); n != 2 {
+		t.Errorf("answer_twice: %d answers", n)
+	}
+	if n := count(run("answer_never:nth=1"), `"id":"a"`); n != 0 {
+		t.Errorf("answer_never: %d answers", n)
+	}
+	if n := count(run("unknown_method:after=1"), `"method":"agentconform/unknownNotification"`); n != 1 {
+		t.Errorf("unknown_method: %d", n)
+	}
+}

@@ -172,7 +172,7 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("Parse(%q): %v", info.Name, err)
 		}
 	}
-	if kinds["pipe"] != 17 || kinds["event"] != 9 {
+	if kinds["pipe"] != 17 || kinds["event"] != 12 {
 		t.Errorf("kinds = %v, want 17 pipe and 9 event faults", kinds)
 	}
 	// Catalog returns a copy.
