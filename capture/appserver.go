@@ -89,6 +89,10 @@ func appServerScenarios() []Scenario {
 			"codex app-server: two turn/start requests on one thread in one process, the first with a shell command, the second answered with text.",
 			mock.Script{Turns: []mock.Turn{{Calls: []mock.Call{shell("echo first-turn")}}, mock.Text("The first turn printed first-turn."), mock.Text("The second turn's ", "answer.")}}, nil,
 			proc(turn("Run `echo first-turn`."), turn("And now a second answer, please.")))},
+		{Name: AppServerPrefix + "unicode", Summary: "codex app-server: a text answer with multibyte UTF-8 characters", plan: one(
+			"codex app-server: one turn answered with text of two-, three- and four-byte UTF-8 characters in four deltas.",
+			mock.Script{Turns: []mock.Turn{mock.Text("Grüße aus Köln — naïve", " café, «ça va?» 日本語の", "テキスト、한국어, emoji 🎉👍🏽", " and √2 ≈ 1.414.")}}, nil,
+			proc(turn(promptHello)))},
 		{Name: AppServerPrefix + "resume", Summary: "codex app-server: a thread resumed by a second process", plan: one(
 			"codex app-server: a turn on a new thread, stdin closed; a second app-server process resumes the thread with thread/resume and runs a second turn.",
 			mock.Script{Turns: []mock.Turn{mock.Text("Hello! ", "I'm ready."), mock.Text("Resumed: ", "the second answer.")}}, nil,
