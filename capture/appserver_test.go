@@ -1,0 +1,148 @@
+package capture
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+// TestMain lets the test binary act as the fake CLIs when it is started as
+// claude, codex or gemini (the app-server captures drive the fake codex).
+func TestMain(m *testing.M) { fakecli.Main(m) }
+
+// idTemplate is a client id echoed in a response.
+var idTemplate = regexp.MustCompile(`\{\{json:[a-z0-9_]+\}\}`)
+
+// methods lists an app-server transcript's main path as "in M" and
+// "out M" (responses as "out ="), notifications of the thread's status,
+// token usage, rate limits and output deltas left out (their count varies
+// from run to run).
+func methods(t *testing.T, tr *transcript.Transcript) []string {
+	t.Helper()
+	var out []string
+	for _, s := range tr.Steps {
+		switch s.Op {
+		case transcript.OpIn:
+			if m, _ := s.Match["method"].(string); m != "" {
+				out = append(out, "in "+m)
+			} else {
+				out = append(out, "in =")
+			}
+		case transcript.OpOut:
+			m, err := transcript.ParseRPC([]byte(idTemplate.ReplaceAllString(s.Text, "0")))
+			if err != nil {
+				t.Fatalf("line %d is not JSON-RPC: %v", s.Line, err)
+			}
+			switch {
+			case m.Method == "thread/status/changed" || m.Method == "thread/tokenUsage/updated" || m.Method == "account/rateLimits/updated",
+				strings.HasSuffix(m.Method, "Delta"): // a command's output comes in as many pieces as the pipe gives
+			case m.Method != "":
+				out = append(out, "out "+m.Method)
+			default:
+				out = append(out, "out =")
+			}
+		case transcript.OpExit, transcript.OpLabel:
+			return out
+		}
+	}
+	return out
+}
+
+// TestCaptureAppServerFake drives the fake `codex app-server` (replaying
+// the plain-text fixture, what it replays with no fixture set) through the
+// app-server-plain-text scenario: the capture's JSON-RPC steps are the
+// fixture's, ids templated, and it validates clean.
+func TestCaptureAppServerFake(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{})
+	bin := &Binary{CLI: "codex", Path: f.Path("codex"), Version: "0.169.0", Source: "flag"}
+	res, err := Capture(context.Background(), bin, scenario(t, "app-server-plain-text"), Options{WorkDir: t.TempDir(), Timeout: 30 * time.Second, ExitGrace: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Processes) != 1 || res.Processes[0].Exit != 0 || res.Processes[0].Killed || res.Processes[0].SessionID == "" {
+		t.Fatalf("processes %+v", res.Processes)
+	}
+	if h := res.Transcript.Header; strings.Join(h.Argv, " ") != "codex app-server" || h.SessionID == "" || h.Source != "captured" {
+		t.Errorf("header %+v", h)
+	}
+	want, err := transcript.ReadFile(filepath.Join("..", "testdata", "captures", "codex", "0.169.0", "app-server-plain-text.jsonl"), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, w := strings.Join(methods(t, res.Transcript), ","), strings.Join(methods(t, want), ","); got != w {
+		t.Errorf("captured from the fake:\n%s\nthe real CLI's capture:\n%s", got, w)
+	}
+	v, err := Validate(context.Background(), res.Transcript, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Violations)+len(v.Warnings) > 0 || v.Result.Dialect != "codex-app-server" {
+		t.Errorf("validation: %v %v (%s)", v.Violations, v.Warnings, v.Result.Dialect)
+	}
+}
+
+// TestCaptureAppServerE2E captures every app-server scenario from the
+// real Codex (AGENTCONFORM_CAPTURE_E2E=1; the codex of the npm cache or
+// PATH, installed when missing) and checks each against its committed
+// capture: the same JSON-RPC exchange, no violation, no leak.
+func TestCaptureAppServerE2E(t *testing.T) {
+	if os.Getenv("AGENTCONFORM_CAPTURE_E2E") != "1" {
+		t.Skip("set AGENTCONFORM_CAPTURE_E2E=1 to capture the real codex app-server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	bin, err := Locate(ctx, "codex", LocateOptions{Install: true, Version: os.Getenv("AGENTCONFORM_CAPTURE_E2E_VERSION"), Log: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range Scenarios() {
+		if !IsAppServer(sc.Name) {
+			continue
+		}
+		res, err := Capture(ctx, bin, sc, Options{Log: t.Logf})
+		if err != nil {
+			t.Errorf("%s: %v", sc.Name, err)
+			continue
+		}
+		for _, l := range res.Leaks {
+			t.Errorf("%s: traffic outside loopback: %s", sc.Name, l)
+		}
+		v, err := Validate(ctx, res.Transcript, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range v.Violations {
+			t.Errorf("%s: %s", sc.Name, f)
+		}
+		want, err := transcript.ReadFile(Path(filepath.Join("..", "testdata", "captures"), "codex", bin.Version, sc.Name), transcript.Options{})
+		if err != nil {
+			t.Logf("%s: no committed capture of %s to compare with: %v", sc.Name, bin.Version, err)
+			continue
+		}
+		// Client and server run concurrently: each side's order is
+		// compared, not how the two interleave.
+		for _, side := range []string{"in ", "out "} {
+			if got, w := strings.Join(oneSide(methods(t, res.Transcript), side), ","), strings.Join(oneSide(methods(t, want), side), ","); got != w {
+				t.Errorf("%s: the %s side differs from the committed capture's:\n%s\n%s", sc.Name, side, got, w)
+			}
+		}
+	}
+}
+
+// oneSide keeps the entries of one direction ("in " or "out ").
+func oneSide(list []string, side string) []string {
+	var out []string
+	for _, s := range list {
+		if strings.HasPrefix(s, side) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
