@@ -343,11 +343,15 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 	}
 	for {
 		var inCh chan inLine
-		if !e.in.eof && (kind != waitTime || e.c != nil || e.rpc != nil) {
+		if !e.in.eof && (kind != waitTime || e.c != nil) {
 			inCh = e.in.ch
 		}
 		if kind != waitTime && e.in.eof {
 			return flowNone, nil // stdin is at EOF: no line will come
+		}
+
+		if e.rpc != nil && !e.in.eof {
+			inCh = e.in.ch // the app-server reads stdin while it sleeps too
 		}
 		select {
 		case <-e.p.endCh:
