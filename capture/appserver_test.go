@@ -83,8 +83,8 @@ func TestCaptureAppServerFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Violations)+len(v.Warnings) > 0 || v.Result.Dialect != "codex-app-server" {
-		t.Errorf("validation: %v %v (%s)", v.Violations, v.Warnings, v.Result.Dialect)
+	if len(v.Violations)+len(v.Warnings) > 0 || !strings.Contains(v.Result.SchemaFile, "appserver/") {
+		t.Errorf("validation: %v %v (%s)", v.Violations, v.Warnings, v.Result.SchemaFile)
 	}
 }
 

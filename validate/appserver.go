@@ -2,6 +2,7 @@ package validate
 
 import (
 	"github.com/agentconform/agentconform/appserver"
+	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/transcript"
 )
@@ -30,7 +31,8 @@ func appServerV1(t *transcript.Transcript, name string, opts Options, p *pipe, r
 	} else {
 		res.SchemaFile, res.SchemaVersion = s.File, s.Version
 	}
-	res.Dialect = "codex-app-server"
+	// The stream is Codex's; the schema file says which surface of it.
+	res.Dialect = schemas.Codex
 	res.CLIVersion = t.Header.CLIVersion
 	t.Name = name
 	appserver.CheckTranscript(t, s, p.emit)

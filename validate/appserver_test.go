@@ -30,7 +30,7 @@ func TestAppServerTranscript(t *testing.T) {
 		return res, got
 	}
 	res, got := run(b)
-	if res.Violations > 0 || res.Warnings > 0 || res.Dialect != "codex-app-server" || !strings.Contains(res.SchemaFile, "appserver/codex/0.169.0/") {
+	if res.Violations > 0 || res.Warnings > 0 || res.Dialect != "codex" || !strings.Contains(res.SchemaFile, "appserver/codex/0.169.0/") {
 		t.Fatalf("clean capture: %+v %v", res, got)
 	}
 	var kept []string
