@@ -2,8 +2,8 @@ package validate
 
 import (
 	"github.com/agentconform/agentconform/appserver"
-	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/finding"
+	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
 )
 
