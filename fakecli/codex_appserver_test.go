@@ -4,12 +4,14 @@ package fakecli_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/transcript"
 )
 
 // asClient drives a fake `codex app-server` as an editor does.
@@ -272,4 +274,80 @@ func TestAppServerFaults(t *testing.T) {
 	if n := count(run("unknown_method:after=1"), `"method":"agentconform/unknownNotification"`); n != 1 {
 		t.Errorf("unknown_method: %d", n)
 	}
+}
+
+// TestAppServerReplaysCaptures plays the client's side of every app-server
+// capture of the real Codex (its requests, numbered from 1, notifications
+// and answers, each sent when the capture's client sent it) against the
+// fake replaying that capture: the fake's stdout is the real server's,
+// line for line, with the client's ids echoed, to the exit status of each
+// process along the main path.
+func TestAppServerReplaysCaptures(t *testing.T) {
+	files, err := filepath.Glob("../testdata/captures/codex/0.169.0/app-server-*.jsonl")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("%d app-server captures (%v)", len(files), err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".jsonl"), func(t *testing.T) {
+			tr, err := transcript.ReadFile(file, transcript.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			abs, _ := filepath.Abs(file)
+			f := fakecli.Start(t, fakecli.Options{Transcript: abs})
+			for pi, part := range tr.Processes() {
+				l := startFake(t, f, "codex", tr.Header.Argv[1:], cmdOpts{})
+				vars := transcript.Vars{}
+				next := 0
+			steps:
+				for _, st := range part {
+					switch st.Op {
+					case transcript.OpOut:
+						want := vars.Fill(st.Text)
+						if got := l.next(lineTimeout); got != want {
+							t.Fatalf("process %d, line %d: got\n%s\nwant\n%s", pi+1, st.Line, clipLine(got), clipLine(want))
+						}
+					case transcript.OpIn:
+						obj := map[string]any{}
+						for k, v := range st.Match {
+							obj[k] = v
+						}
+						if _, ok := obj["method"]; ok {
+							if len(st.Capture) > 0 {
+								next++
+								obj["id"] = next
+								for name := range st.Capture {
+									vars[name] = next
+								}
+							}
+							obj["params"] = map[string]any{}
+						}
+						b, _ := json.Marshal(obj)
+						l.send(string(b))
+					case transcript.OpStdinEOF:
+						r, rest := l.wait()
+						if len(rest) > 0 {
+							t.Errorf("process %d: lines after the capture's: %q", pi+1, rest)
+						}
+						for _, s := range part {
+							if s.Op == transcript.OpExit && r.code != s.Code {
+								t.Errorf("process %d: exit %d, want %d", pi+1, r.code, s.Code)
+							}
+						}
+						break steps
+					case transcript.OpLabel:
+						break steps
+					}
+				}
+			}
+		})
+	}
+}
+
+// clipLine shortens a line for a message.
+func clipLine(s string) string {
+	if len(s) > 400 {
+		return s[:400] + "..."
+	}
+	return s
 }
