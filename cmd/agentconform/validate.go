@@ -20,6 +20,7 @@ import (
 	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/fixtures"
+	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
 	"github.com/agentconform/agentconform/jsonl"
 	"github.com/agentconform/agentconform/reports"
 	"github.com/agentconform/agentconform/schemas"
@@ -282,6 +283,14 @@ func collectInputs(args []string) ([]input, error) {
 		var ins []input
 		for _, fx := range all {
 			ins = append(ins, input{name: path.Join("fixtures", fx.Path), path: fx.Path, fixFS: fixtures.FS()})
+		}
+		// The codex app-server fixtures, a set of their own.
+		names, err := asfixtures.Names()
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			ins = append(ins, input{name: path.Join("fixtures", "appserver", n+".jsonl"), path: n + ".jsonl", fixFS: asfixtures.FS()})
 		}
 		return ins, nil
 	}
