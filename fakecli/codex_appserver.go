@@ -258,6 +258,9 @@ func runCodexAppServer(p *proc, args []string) int {
 	eng := newEngine(p, steps, readLines(p.stdin, p.start))
 	eng.defaultSignal = appServerSignal
 	eng.rpc = newAppServerState(steps)
+	if t.Header.SessionID != "" {
+		eng.rpc.threads[t.Header.SessionID] = true
+	}
 	return eng.run()
 }
 
@@ -275,6 +278,12 @@ func appServerSignal(e *engine, sig syscall.Signal) flow {
 // transcript's steps do not take is answered here, as the real server
 // answers it.
 type appServerState struct {
+	// sawInit is set once the client's initialize was held for its step.
+	sawInit bool
+	// threads are the thread ids the transcript's server knows (its
+	// recorded session); a request naming another is answered with the
+	// real server's error.
+	threads map[string]bool
 	// turns maps the index of each turn/started step to the index of its
 	// turn/completed step (-1 when it has none).
 	turns map[int]int
@@ -283,7 +292,7 @@ type appServerState struct {
 }
 
 func newAppServerState(steps []transcript.Step) *appServerState {
-	a := &appServerState{turns: map[int]int{}, interruptAt: -1}
+	a := &appServerState{threads: map[string]bool{}, turns: map[int]int{}, interruptAt: -1}
 	if i, ok := transcript.Labels(steps)[asrpc.InterruptLabel]; ok {
 		a.interruptAt = i
 	}
@@ -333,6 +342,31 @@ func (a *appServerState) currentTurn(pc int) int {
 	return best
 }
 
+// threadMethods are the requests that name a thread the server must know.
+var threadMethods = map[string]bool{"turn/start": true, "turn/interrupt": true, "turn/steer": true, "thread/resume": true,
+	"thread/read": true, "thread/fork": true, "thread/archive": true, "thread/unsubscribe": true, "thread/name/set": true}
+
+// threadKnown returns the real server's error message when m is a request
+// naming a thread the transcript's server does not know, "" otherwise.
+func (a *appServerState) threadKnown(m *stdinMsg) string {
+	if len(a.threads) == 0 || m.obj == nil {
+		return ""
+	}
+	method, _ := m.obj["method"].(string)
+	if !threadMethods[method] {
+		return ""
+	}
+	params, _ := m.obj["params"].(map[string]any)
+	id, ok := params["threadId"].(string)
+	if !ok || a.threads[id] {
+		return ""
+	}
+	if method == "thread/resume" {
+		return "no rollout found for thread id " + id
+	}
+	return "thread not found: " + id
+}
+
 // eof ends the server once its stdin is closed and the replay would wait:
 // it exits 0 and answers nothing more (observed on 0.169.0: requests
 // still in progress when stdin closed got no answer). What needs no wait
@@ -368,22 +402,24 @@ func (a *appServerState) dispatch(e *engine, m *stdinMsg, st *transcript.Step) f
 		fmt.Fprintf(e.p.stderr, "ERROR codex_app_server_transport::transport: Failed to deserialize JSONRPCMessage: data did not match any variant of untagged enum JSONRPCMessage\n")
 		return flowNone
 	}
-	if st == nil {
-		// A line the replay will ask for next: keep it for that step.
-		if nx := e.nextIn(); nx != nil && e.matches(nx, m) {
-			e.held = append(e.held, m)
-			return flowNone
-		}
-	}
 	switch msg.Kind {
 	case transcript.RPCNotification:
+		if a.later(e, m) {
+			e.held = append(e.held, m) // sent ahead of its step (initialized before initialize's answer)
+			return flowNone
+		}
 		e.logStdin(m, "ignored")
 		return flowNone
 	case transcript.RPCResponse, transcript.RPCError:
+		if a.later(e, m) {
+			e.held = append(e.held, m)
+			return flowNone
+		}
 		e.protocolError(m, "an answer to no pending request of the server (id "+msg.ID+")")
 		return flowNone
 	}
-	// A request the transcript does not expect here.
+	// A request the transcript does not take here.
+	initialized := a.sawInit || e.recordedInitDone()
 	if _, ok := m.obj["params"]; !ok && appServerMethods[msg.Method] && msg.Method != "initialize" {
 		e.logStdin(m, "rejected")
 		return a.writeError(e, msg.ID, -32600, "Invalid request: missing field `params`")
@@ -392,27 +428,44 @@ func (a *appServerState) dispatch(e *engine, m *stdinMsg, st *transcript.Step) f
 	case !appServerMethods[msg.Method]:
 		e.logStdin(m, "rejected")
 		return a.writeError(e, msg.ID, -32600, appServerUnknownVariant(msg.Method))
-	case msg.Method == "initialize" && e.recordedInitDone():
+	case msg.Method == "initialize" && initialized:
 		e.logStdin(m, "rejected")
 		return a.writeError(e, msg.ID, -32600, "Already initialized")
-	case msg.Method != "initialize" && !e.recordedInitDone():
+	case msg.Method == "initialize":
+		// Sent before the replay reached its step: taken there.
+		a.sawInit = true
+		e.held = append(e.held, m)
+		return flowNone
+	case !initialized:
 		e.logStdin(m, "rejected")
 		return a.writeError(e, msg.ID, -32600, "Not initialized")
+	case a.threadKnown(m) != "":
+		e.logStdin(m, "rejected")
+		return a.writeError(e, msg.ID, -32600, a.threadKnown(m))
 	case msg.Method == "turn/interrupt":
 		return a.interrupt(e, m, msg)
-	}
-	// A request the transcript expects later: hold it for its step.
-	for i := e.pc; i >= 0 && i < len(e.steps); i++ {
-		if s := &e.steps[i]; s.Op == transcript.OpIn && s.Match != nil && s.Match["method"] == msg.Method {
-			e.held = append(e.held, m)
-			return flowNone
-		}
-		if e.steps[i].Op == transcript.OpNextProcess || e.steps[i].Op == transcript.OpExit {
-			break
-		}
+	case a.later(e, m):
+		// A request the transcript takes later: held for its step.
+		e.held = append(e.held, m)
+		return flowNone
 	}
 	e.protocolError(m, "a "+msg.Method+" request the transcript does not expect here")
 	return a.writeError(e, msg.ID, -32603, "agentconform fake codex app-server: "+msg.Method+" is not in the transcript this fake replays")
+}
+
+// later reports whether an "in" step ahead in this process part (branches
+// included) takes m: a line the client sent before the replay got there.
+func (a *appServerState) later(e *engine, m *stdinMsg) bool {
+	for i := max(e.pc, 0); i < len(e.steps); i++ {
+		s := &e.steps[i]
+		if s.Op == transcript.OpNextProcess {
+			break
+		}
+		if s.Op == transcript.OpIn && e.matches(s, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // recordedInitDone reports whether the replay is past the transcript's

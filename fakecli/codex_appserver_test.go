@@ -16,8 +16,9 @@ import (
 
 // asClient drives a fake `codex app-server` as an editor does.
 type asClient struct {
-	t *testing.T
-	l *live
+	t      *testing.T
+	l      *live
+	thread string
 }
 
 func startAppServer(t *testing.T, fixture string, env ...string) *asClient {
@@ -63,10 +64,12 @@ func (c *asClient) handshake(turnPolicy string) {
 	c.l.send(`{"method":"initialized"}`)
 	c.l.send(`{"id":"th","method":"thread/start","params":{"cwd":"/home/user/project"}}`)
 	r := c.untilID(`"th"`)
-	if lookup(r, "/result/thread/id") == nil {
+	thread, _ := lookup(r, "/result/thread/id").(string)
+	if thread == "" {
 		c.t.Fatalf("thread/start: %v", r)
 	}
-	c.l.send(`{"id":2,"method":"turn/start","params":{"threadId":"x","input":[{"type":"text","text":"go"}],"approvalPolicy":"` + turnPolicy + `"}}`)
+	c.thread = thread
+	c.l.send(`{"id":2,"method":"turn/start","params":{"threadId":"` + thread + `","input":[{"type":"text","text":"go"}],"approvalPolicy":"` + turnPolicy + `"}}`)
 	if r := c.untilID("2"); lookup(r, "/result/turn/status") != "inProgress" {
 		c.t.Fatalf("turn/start: %v", r)
 	}
@@ -98,7 +101,7 @@ func TestAppServerInterrupt(t *testing.T) {
 		return method(ev) == "item/started" && lookup(ev, "/params/item/type") == "commandExecution"
 	})
 	turn, _ := lookup(started, "/params/turnId").(string)
-	c.l.send(`{"id":9,"method":"turn/interrupt","params":{"threadId":"x","turnId":"` + turn + `"}}`)
+	c.l.send(`{"id":9,"method":"turn/interrupt","params":{"threadId":"` + c.thread + `","turnId":"` + turn + `"}}`)
 	if r := c.untilID("9"); r["result"] == nil {
 		t.Fatalf("turn/interrupt: %v", r)
 	}
@@ -115,7 +118,7 @@ func TestAppServerInterrupt(t *testing.T) {
 	c = startAppServer(t, "codex/app-server-plain-text", "AGENTCONFORM_FAULTS=stall:after=8")
 	c.handshake("never")
 	c.untilMethod("turn/started")
-	c.l.send(`{"id":9,"method":"turn/interrupt","params":{"threadId":"x","turnId":"y"}}`)
+	c.l.send(`{"id":9,"method":"turn/interrupt","params":{"threadId":"` + c.thread + `","turnId":"y"}}`)
 	c.untilID("9")
 	done = c.untilMethod("turn/completed")
 	if lookup(done, "/params/turn/status") != "interrupted" {
@@ -165,6 +168,14 @@ func TestAppServerErrors(t *testing.T) {
 	c.l.send(`{"id":5,"method":"turn/start"}`)
 	if r := c.untilID("5"); lookup(r, "/error/message") != "Invalid request: missing field `params`" {
 		t.Errorf("no params: %v", r)
+	}
+	c.l.send(`{"id":6,"method":"turn/start","params":{"threadId":"nope","input":[]}}`)
+	if r := c.untilID("6"); lookup(r, "/error/message") != "thread not found: nope" {
+		t.Errorf("a thread the server does not know: %v", r)
+	}
+	c.l.send(`{"id":7,"method":"thread/resume","params":{"threadId":"nope"}}`)
+	if r := c.untilID("7"); lookup(r, "/error/message") != "no rollout found for thread id nope" {
+		t.Errorf("resuming a thread the server does not know: %v", r)
 	}
 	c.l.send(`not json`)
 	c.l.send(`{"method":"no/such/notification"}`)

@@ -560,7 +560,7 @@ func (e *engine) matches(st *transcript.Step, m *stdinMsg) bool {
 			return false
 		}
 		ok, _ := transcript.Match(st.Match, m.obj, e.vars)
-		return ok
+		return ok && (e.rpc == nil || e.rpc.threadKnown(m) == "")
 	}
 	return string(m.raw) == e.vars.Fill(st.Text) || strings.TrimSuffix(string(m.raw), "\r") == e.vars.Fill(st.Text)
 }
