@@ -93,6 +93,14 @@ func appServerScenarios() []Scenario {
 			"codex app-server: one turn answered with text of two-, three- and four-byte UTF-8 characters in four deltas.",
 			mock.Script{Turns: []mock.Turn{mock.Text("Grüße aus Köln — naïve", " café, «ça va?» 日本語の", "テキスト、한국어, emoji 🎉👍🏽", " and √2 ≈ 1.414.")}}, nil,
 			proc(turn(promptHello)))},
+		{Name: AppServerPrefix + "api-error", Summary: "codex app-server: the model API answers HTTP 401", plan: one(
+			"codex app-server: every model request fails with HTTP 401 (invalid api key); the turn completes with status failed.",
+			mock.Script{Turns: []mock.Turn{{Fail: &mock.Failure{Status: 401, Message: "invalid api key (agentconform mock)"}}}}, nil,
+			proc(turn(promptHello)))},
+		{Name: AppServerPrefix + "approval-file-change", Summary: "codex app-server: a file change approval answered accept", plan: one(
+			"codex app-server: an apply_patch file change under approvalPolicy untrusted: item/fileChange/requestApproval answered accept.",
+			mock.Script{Turns: []mock.Turn{{Calls: []mock.Call{{Name: "apply_patch", Custom: "*** Begin Patch\n*** Add File: NOTES.md\n+remember the milk\n*** End Patch\n"}}}, mock.Text("Added NOTES.md.")}}, nil,
+			proc(asTurn{prompt: "Add NOTES.md.", approvalPolicy: "untrusted", decision: "accept"}))},
 		{Name: AppServerPrefix + "resume", Summary: "codex app-server: a thread resumed by a second process", plan: one(
 			"codex app-server: a turn on a new thread, stdin closed; a second app-server process resumes the thread with thread/resume and runs a second turn.",
 			mock.Script{Turns: []mock.Turn{mock.Text("Hello! ", "I'm ready."), mock.Text("Resumed: ", "the second answer.")}}, nil,

@@ -119,6 +119,8 @@ func appServerCases(agents []string) ([]*Case, error) {
 			c.Expect.Cancelled = true
 		case "approval-decline":
 			c.Permission = "deny"
+		case "api-error":
+			c.Expect.TurnFails = true
 		}
 		cases = append(cases, c)
 		if scenario == "approval-accept" {

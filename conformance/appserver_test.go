@@ -107,6 +107,8 @@ func TestAppServerClients(t *testing.T) {
 		twice  = "codex-app-server/single-tool/answer-twice"
 		method = "codex-app-server/single-tool/unknown-method"
 		killed = "codex-app-server/single-tool/killed"
+		apiErr = "codex-app-server/api-error"
+		files  = "codex-app-server/approval-file-change"
 	)
 	runs := []struct {
 		mode  string
@@ -115,10 +117,11 @@ func TestAppServerClients(t *testing.T) {
 	}{
 		{"correct", nil, map[string]Verdict{}},
 		{"no-initialize", []string{plain}, each([]string{plain}, Fail, "output/app-server-requests", "lifecycle/reports-success")},
-		{"status-ignored", []string{intr, plain}, each([]string{intr}, Fail, "lifecycle/app-server-turns")},
+		{"status-ignored", []string{intr, plain, apiErr}, merge(each([]string{intr}, Fail, "lifecycle/app-server-turns"),
+			each([]string{apiErr}, Fail, "lifecycle/app-server-turns", "lifecycle/app-server-reports-failure"))},
 		{"kill-to-interrupt", []string{intr}, each([]string{intr}, Fail, "interrupt/app-server-turn-interrupt")},
 		{"approve-always", []string{accept, deny}, each([]string{deny}, Fail, "control/app-server-approval")},
-		{"approve-twice", []string{accept}, each([]string{accept}, Fail, "control/app-server-approval", "output/app-server-requests")},
+		{"approve-twice", []string{accept, files}, each([]string{accept, files}, Fail, "control/app-server-approval", "output/app-server-requests")},
 		{"decode-per-read", []string{split, plain}, each([]string{split}, Fail, "lossless/app-server-text")},
 		{"strict-ids", []string{twice, single}, each([]string{twice}, Crash, "output/records")},
 		{"strict-methods", []string{method, single}, each([]string{method}, Crash, "output/records")},
