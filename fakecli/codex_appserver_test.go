@@ -58,12 +58,13 @@ func jsonValue(t *testing.T, v any) string {
 func (c *asClient) handshake(turnPolicy string) {
 	c.t.Helper()
 	c.l.send(`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"t","version":"1"}}}`)
-	if r := c.untilID("1"); r["result"] == nil {
-		c.t.Fatalf("initialize: %v", r)
+	r := c.untilID("1")
+	if ua, _ := lookup(r, "/result/userAgent").(string); !strings.HasPrefix(ua, "t/0.169.0 (") || !strings.HasSuffix(ua, " (t; 1)") {
+		c.t.Fatalf("initialize: the userAgent does not echo the clientInfo: %v", r)
 	}
 	c.l.send(`{"method":"initialized"}`)
 	c.l.send(`{"id":"th","method":"thread/start","params":{"cwd":"/home/user/project"}}`)
-	r := c.untilID(`"th"`)
+	r = c.untilID(`"th"`)
 	thread, _ := lookup(r, "/result/thread/id").(string)
 	if thread == "" {
 		c.t.Fatalf("thread/start: %v", r)
