@@ -60,6 +60,7 @@ const (
 	FromServer
 )
 
+// String names the side: "client" or "server".
 func (d Dir) String() string {
 	if d == FromClient {
 		return "client"

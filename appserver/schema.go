@@ -278,8 +278,9 @@ type Problem struct {
 	Message string
 }
 
-// known reports whether the bundle has a schema for a message of the
-// kind and method given; unknown methods are not judged.
+// pick returns the schema of a message of the kind ("request",
+// "notification", "response") and method, from the server or the client;
+// false for a method the bundle does not name (not judged, but drift).
 func (s *Schema) pick(fromServer bool, kind, method string) (*jsonschema.Schema, bool) {
 	var m map[string]*jsonschema.Schema
 	switch {
