@@ -321,6 +321,10 @@ func newAppServerState(steps []transcript.Step) *appServerState {
 
 var turnIDPattern = regexp.MustCompile(`"turn":\{"id":"([^"]+)"`)
 
+// startedAtPattern finds a turn's startedAt, for the completedAt of a
+// turn/completed the fake makes up.
+var startedAtPattern = regexp.MustCompile(`"startedAt":(\d+)`)
+
 // turnIDOf is the id of the turn a turn/started or turn/completed line
 // carries.
 func turnIDOf(text string) string {
@@ -508,7 +512,7 @@ func (a *appServerState) interrupt(e *engine, m *stdinMsg, msg *transcript.RPCMe
 	}
 	done := strings.Replace(started, `{"method":"turn/started"`, `{"method":"turn/completed"`, 1)
 	done = strings.Replace(done, `"status":"inProgress"`, `"status":"interrupted"`, 1)
-	if sa := regexp.MustCompile(`"startedAt":(\d+)`).FindStringSubmatch(done); sa != nil {
+	if sa := startedAtPattern.FindStringSubmatch(done); sa != nil {
 		done = strings.Replace(done, `"completedAt":null,"durationMs":null`, `"completedAt":`+sa[1]+`,"durationMs":0`, 1)
 	}
 	if f := e.write(done, true, 0); f != flowNone {
