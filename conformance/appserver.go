@@ -162,6 +162,14 @@ func appServerCases(agents []string) ([]*Case, error) {
 			}
 			cases = append(cases, c)
 		}
+		// An interrupt where the fixture has no interrupted branch: the
+		// fake answers turn/interrupt as the server does, from the turn's
+		// own lines.
+		at := linesUntilCommand(t)
+		cases = append(cases, &Case{ID: base + "/interrupt-while-running", Agent: AgentAppServer, Fixture: t.Name,
+			Faults: "stall:after=" + strconv.Itoa(at), Permission: "allow", Prompts: one, CLIVersion: t.Header.CLIVersion,
+			Interrupt: &InterruptPlan{AfterEvents: at}, Expect: Expect{Cancelled: true, Stall: true},
+			Description: fmt.Sprintf("interrupt once the command started (the server stalls after its line %d)", at)})
 	}
 	return cases, nil
 }
