@@ -65,6 +65,9 @@ type plan struct {
 	settings    settings
 	// files are seeded into the project directory, by relative path.
 	files map[string]string
+	// appServer, when set, replaces procs: `codex app-server` processes
+	// driven over JSON-RPC (appserver.go).
+	appServer []asProc
 }
 
 // proc is one process of a plan (Codex and Gemini resume in a second one).
@@ -154,7 +157,7 @@ func chunks(n int, size int, seed string) []string {
 
 // Scenarios lists every scenario, the compliance ones first.
 func Scenarios() []Scenario {
-	return []Scenario{
+	return append([]Scenario{
 		{Name: "plain-text", Compliance: true, Summary: "a text answer, no tools", plan: func(cli string) *plan {
 			return &plan{
 				description: "A plain text answer streamed in two chunks; no tools.",
@@ -330,7 +333,7 @@ func Scenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
-	}
+	}, appServerScenarios()...)
 }
 
 func textIf(ok bool, s string) []string {

@@ -233,7 +233,11 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 	for _, c := range cases {
 		pinCase(c, versions[c.Agent], false)
 	}
-	return cases, nil
+	as, err := appServerCases(agents) // appserver.go
+	if err != nil {
+		return nil, err
+	}
+	return append(cases, as...), nil
 }
 
 // Prompts returns the prompts the runner sends for a transcript, one per

@@ -374,7 +374,11 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 		broke = &r
 	}
 	for _, chk := range Catalog() {
-		switch ok, why := chk.Applies(c, h); {
+		ok, why := chk.Applies(c, h)
+		if skip := appServerSkip(chk, c); skip != "" {
+			ok, why = false, skip
+		}
+		switch {
 		case broke != nil && broke.Check == chk.ID:
 			cr.Checks = append(cr.Checks, *broke)
 		case !ok:

@@ -20,6 +20,9 @@ const codexVersion = "0.169.0"
 
 // runCodex is the codex personality: `codex exec`, one turn per process.
 func runCodex(p *proc) int {
+	if len(p.args) > 0 && p.args[0] == "app-server" {
+		return runCodexAppServer(p, p.args[1:]) // codex_appserver.go
+	}
 	ref, err := transcriptRef("codex", p.env)
 	if err != nil {
 		return p.harnessError(err)

@@ -261,6 +261,17 @@ var defs = []*faultDef{
 	{name: "repeat_id", kind: "event", steps: stepsRepeatID,
 		desc:   "Makes a later tool call reuse the first call's id (its result follows). Catches adapters that key state by call id without checking for reuse.",
 		params: []paramDef{intParam("nth", 2, maxCount, "chosen by the seed", false, "which tool call (2 or more, by order of first appearance) takes the first call's id")}},
+	{name: "answer_twice", kind: "event", steps: stepsAnswerTwice,
+		desc:   "Writes one JSON-RPC answer to a client request twice (codex app-server): the same id answered again. Catches clients that resolve a request twice or crash on an answer nobody waits for.",
+		params: []paramDef{intParam("nth", 1, maxCount, "chosen by the seed", false, "which answer (1-based)")}},
+	{name: "answer_never", kind: "event", steps: stepsAnswerNever,
+		desc:   "Leaves one JSON-RPC answer to a client request out (codex app-server): an id never answered. Catches clients that wait for ever on one request.",
+		params: []paramDef{intParam("nth", 1, maxCount, "chosen by the seed", false, "which answer (1-based)")}},
+	{name: "unknown_method", kind: "event", steps: stepsUnknownMethod,
+		desc: `Inserts a notification of method "agentconform/unknownNotification" (codex app-server). The server adds methods over time; clients must skip them.`,
+		params: []paramDef{
+			intParam("after", 0, maxCount, "chosen by the seed, between two lines", false, "stdout lines before the inserted notification"),
+		}},
 }
 
 // defaultBanner is a real-looking terminal warning.
