@@ -681,6 +681,12 @@ func (d *driver) closeStdin() {
 func (d *driver) answer(ev map[string]any) {
 	id, _ := ev["request_id"].(string)
 	req, _ := ev["request"].(map[string]any)
+	if d.p.reply != nil && req["subtype"] == "can_use_tool" {
+		for _, line := range d.p.reply(id, req) {
+			d.send(line)
+		}
+		return
+	}
 	resp := controlAnswer(d.p.permission, req)
 	resp["request_id"] = id
 	d.send(map[string]any{"type": "control_response", "response": resp})

@@ -81,6 +81,8 @@ type proc struct {
 	initialize bool
 	// permission answers Claude's can_use_tool requests: "allow" or "deny".
 	permission string
+	// reply, when set, answers can_use_tool instead (scenario_control.go).
+	reply replyFunc
 	// interrupt interrupts the first tool that starts.
 	interrupt interruptMode
 	// interruptDelay, when set, is how long after the tool starts the
@@ -154,7 +156,7 @@ func chunks(n int, size int, seed string) []string {
 
 // Scenarios lists every scenario, the compliance ones first.
 func Scenarios() []Scenario {
-	return []Scenario{
+	return append([]Scenario{
 		{Name: "plain-text", Compliance: true, Summary: "a text answer, no tools", plan: func(cli string) *plan {
 			return &plan{
 				description: "A plain text answer streamed in two chunks; no tools.",
@@ -330,7 +332,7 @@ func Scenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
-	}
+	}, controlScenarios()...)
 }
 
 func textIf(ok bool, s string) []string {
