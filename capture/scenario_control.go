@@ -51,6 +51,11 @@ func controlScenarios() []Scenario {
 			func(id string, req map[string]any) []map[string]any {
 				return []map[string]any{{"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": id, "error": "the adapter failed"}}}
 			}},
+		{"permission-deny-interrupt", "can_use_tool answered deny with interrupt true",
+			`{"behavior":"deny","message":"stop now","interrupt":true}`,
+			func(id string, req map[string]any) []map[string]any {
+				return []map[string]any{success(id, map[string]any{"behavior": "deny", "message": "stop now", "interrupt": true})}
+			}},
 		{"permission-unknown-id", "a control_response for an unknown request_id, then the right allow",
 			`first an allow for the request_id "req-unknown-1", then a complete allow (with updatedInput) for the right id`,
 			func(id string, req map[string]any) []map[string]any {

@@ -351,6 +351,9 @@ type claudeState struct {
 	// so the transcript's permission_denied lines for these are skipped.
 	pendingPermTool string
 	answeredTools   map[string]bool
+	// perm is the pending request's tool and what the client's answer
+	// changes in the lines to come (claude_permission.go).
+	perm permState
 	// initPayload is the recorded initialize response payload (raw, so
 	// that its members keep their recorded order), reused by the control
 	// layer.
@@ -548,6 +551,7 @@ func (c *claudeState) afterOut(e *engine, i int, text string) flow {
 	case kindCanUseTool:
 		c.pendingPerm = jsonStringField(text, "request_id")
 		c.pendingPermTool = ""
+		c.notePermRequest(text)
 		if obj, _ := jsonl.Parse([]byte(text), jsonl.ParseOptions{}); obj != nil {
 			req, _ := obj["request"].(map[string]any)
 			c.pendingPermTool, _ = req["tool_use_id"].(string)
@@ -667,11 +671,19 @@ func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow
 		}
 	case "control_response":
 		if resp, ok := m.obj["response"].(map[string]any); ok && c.pendingPerm != "" && resp["request_id"] == c.pendingPerm {
+			id := c.pendingPerm
 			c.pendingPerm = ""
 			if c.pendingPermTool != "" {
 				c.answeredTools[c.pendingPermTool] = true
 			}
-			return c.state(e, "running")
+			if f := c.state(e, "running"); f != flowNone {
+				return f
+			}
+			if st.Op == transcript.OpIn {
+				// The answer decides the path (flowJump), not the
+				// step's cases.
+				return c.answerPermission(e, st, id, resp)
+			}
 		}
 	}
 	return flowNone
@@ -1016,6 +1028,14 @@ type toolResultMeta struct {
 // skip the rest of the turn. With text input, or on a signal, the process
 // then exits 0; with stream-json input it waits for the next user message.
 func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
+	return c.abortTurn(e, reqID, !bySignal, bySignal || !c.streamIn)
+}
+
+// abortTurn is interrupt's work: stopped says a running tool was stopped
+// by a control request (its tool_result then says so, from 2.1.329 on),
+// exit that the process ends after the turn's result (with 0). A deny
+// answer with interrupt true aborts the turn the same way, with neither.
+func (c *claudeState) abortTurn(e *engine, reqID string, stopped, exit bool) flow {
 	emit := func(v any) bool { return c.emit(e, v) != flowNone }
 	if f := c.flushEcho(e); f != flowNone {
 		return f
@@ -1039,7 +1059,7 @@ func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 		text := rejectedToolUse
 		var meta any
 		if modern {
-			if !bySignal {
+			if stopped {
 				text += stoppedWhileRunning
 			}
 			meta = []toolResultMeta{{ID: id, NonExecutionKind: "user-rejected"}}
@@ -1069,7 +1089,7 @@ func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 		return f
 	}
 	e.pc = after
-	if bySignal || !c.streamIn {
+	if exit {
 		return e.finish(0)
 	}
 	return flowJump

@@ -185,6 +185,7 @@ func (e *engine) out(st *transcript.Step) flow {
 	i := e.pc
 	e.pc++
 	if e.c != nil {
+		text = e.c.editPermLine(e, i, text)
 		if e.c.skipOut(e, i, text) {
 			return flowNone
 		}
@@ -616,7 +617,9 @@ func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 		}
 	}
 	if e.c != nil {
-		if f := e.c.consumed(e, st, m); f == flowEnd {
+		// flowJump: the control layer chose the path (a permission
+		// answer), not the step's cases.
+		if f := e.c.consumed(e, st, m); f == flowEnd || f == flowJump {
 			return f
 		}
 	}
