@@ -124,12 +124,12 @@ func zodType(v any, present bool) string {
 
 // zodIssue is one zod 4 issue, its members in zod's order.
 type zodIssue struct {
-	Expected string     `json:"expected,omitempty"`
-	Code     string     `json:"code"`
-	Values   []string   `json:"values,omitempty"`
-	Errors   [][]any    `json:"errors,omitempty"`
-	Path     []string   `json:"path"`
-	Message  string     `json:"message"`
+	Expected string   `json:"expected,omitempty"`
+	Code     string   `json:"code"`
+	Values   []string `json:"values,omitempty"`
+	Errors   [][]any  `json:"errors,omitempty"`
+	Path     []string `json:"path"`
+	Message  string   `json:"message"`
 }
 
 // zodPermissionIssues is the ZodError text (the issues as
