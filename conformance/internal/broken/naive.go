@@ -470,6 +470,12 @@ func (n *naive) control(p *cliProc, line []byte) {
 			}
 			decision = map[string]any{"behavior": "allow", "updatedInput": input}
 		}
+		switch {
+		case n.bug == AllowNoInput && n.perm == "allow":
+			decision = map[string]any{"behavior": "allow"}
+		case n.bug == DenyNoMessage && n.perm != "allow":
+			decision = map[string]any{"behavior": "deny"}
+		}
 		resp = map[string]any{"subtype": "success", "request_id": c.RequestID, "response": decision}
 	default:
 		resp = map[string]any{"subtype": "error", "request_id": c.RequestID, "error": "Unsupported control request subtype: " + c.Request.Subtype}
