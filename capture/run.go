@@ -544,6 +544,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		if d.p.initialize {
 			d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "initialize", "hooks": nil}})
 		}
+		for _, line := range d.p.preamble {
+			d.send(line)
+		}
 		d.sendUser(d.p.turns[0])
 	}
 	var (

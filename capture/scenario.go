@@ -83,6 +83,9 @@ type proc struct {
 	permission string
 	// reply, when set, answers can_use_tool instead (scenario_control.go).
 	reply replyFunc
+	// preamble are stdin lines sent after initialize, before the first
+	// user message (scenario_control.go).
+	preamble []map[string]any
 	// interrupt interrupts the first tool that starts.
 	interrupt interruptMode
 	// interruptDelay, when set, is how long after the tool starts the

@@ -69,7 +69,24 @@ func controlScenarios() []Scenario {
 				return []map[string]any{success(id, allow), success(id, allow)}
 			}},
 	}
-	var out []Scenario
+	out := []Scenario{
+		claudeOnly("control-requests", "client control requests the CLI answers or ignores, sent before the first turn", func() *plan {
+			p := helloPlan("Client control lines written before the first user message: a control request of an unknown subtype, set_permission_mode with an unknown mode (both answered with errors), interrupt while idle, a control_response for a request never made and a line of an unknown type (both ignored).")
+			p.procs[0].preamble = []map[string]any{
+				{"type": "control_request", "request_id": "req-bogus", "request": map[string]any{"subtype": "bogus_subtype"}},
+				{"type": "control_request", "request_id": "req-mode", "request": map[string]any{"subtype": "set_permission_mode", "mode": "nonsense"}},
+				{"type": "control_request", "request_id": "req-int", "request": map[string]any{"subtype": "interrupt"}},
+				{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": "never-asked", "response": map[string]any{}}},
+				{"type": "bogus_type", "foo": 1},
+			}
+			return p
+		}),
+		claudeOnly("control-request-no-body", "a control_request without its request member, which ends the CLI", func() *plan {
+			p := helloPlan("A control_request with a request_id but no request member, written before the first user message: the CLI reports it on stderr and exits 1.")
+			p.procs[0].preamble = []map[string]any{{"type": "control_request", "request_id": "req-empty"}}
+			return p
+		}),
+	}
 	for _, v := range variants {
 		v := v
 		out = append(out, claudeOnly(v.name, v.summary, func() *plan {
@@ -86,4 +103,14 @@ func controlScenarios() []Scenario {
 		}))
 	}
 	return out
+}
+
+// helloPlan is a one-turn stream-json session answered with text, for
+// scenarios about what the client writes around it.
+func helloPlan(description string) *plan {
+	return &plan{
+		description: description,
+		script:      mock.Script{Turns: []mock.Turn{mock.Text("Hello! ", "How can I help?")}},
+		procs:       []proc{claudeStream([]string{promptHello})},
+	}
 }

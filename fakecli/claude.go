@@ -823,6 +823,12 @@ func (c *claudeState) control(e *engine, m *stdinMsg) flow {
 	id, _ := m.obj["request_id"].(string)
 	req, _ := m.obj["request"].(map[string]any)
 	sub, _ := req["subtype"].(string)
+	if m.obj["request"] == nil {
+		// The real CLI ends on it (captured: 2.1.331/control-request-no-body).
+		e.protocolError(m, "control_request without request")
+		fmt.Fprintln(e.p.stderr, missingRequest)
+		return e.finish(1)
+	}
 	if id == "" || req == nil {
 		e.protocolError(m, "control_request without request_id or request")
 		return flowNone
@@ -856,6 +862,10 @@ func (c *claudeState) control(e *engine, m *stdinMsg) flow {
 		return c.success(e, id, map[string]any{"still_queued": []any{}})
 	case "set_permission_mode":
 		mode, _ := req["mode"].(string)
+		if !slices.Contains(permissionModes, mode) {
+			return c.emit(e, controlResponse{Type: "control_response", Response: controlBody{Subtype: "error", RequestID: id,
+				Error: "Cannot set permission mode: must be one of " + strings.Join(permissionModes, ", "), ErrorCode: "invalid_mode"}})
+		}
 		c.permMode = mode
 		if f := c.success(e, id, map[string]any{"mode": mode}); f != flowNone {
 			return f

@@ -42,6 +42,15 @@ const (
 	strictUpdatedInput = "2.1.329"
 )
 
+// What the real CLI says about the client's own control requests
+// (captured: 2.1.331/control-requests, control-request-no-body): a
+// request without its request member ends the process (this on stderr,
+// exit 1); set_permission_mode takes one of permissionModes and answers
+// any other mode with an error (error_code invalid_mode).
+const missingRequest = "Error: Missing request on control_request"
+
+var permissionModes = []string{"acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan"}
+
 // The decisions a permission record of the observation log reports.
 const (
 	decisionAllow     = "allow"

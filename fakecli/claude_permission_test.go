@@ -280,3 +280,73 @@ func observations(t *testing.T, f *fakecli.Fakes) []fakecli.Observation {
 	}
 	return obs
 }
+
+// TestClaudeControlRequestsCaptured: the client's own control lines are
+// answered (or ignored) as Claude Code 2.1.331 does (captures
+// control-requests and control-request-no-body): an unknown subtype and an
+// unknown permission mode get errors, an idle interrupt its receipt, a
+// response to a request never made and a line of an unknown type nothing;
+// a control_request without its request member ends the CLI with exit 1
+// and a line on stderr.
+func TestClaudeControlRequestsCaptured(t *testing.T) {
+	capt := loadClaudeCapture(t, "2.1.331", "control-requests")
+	var want []string
+	for _, s := range capt.Steps {
+		if s.Op == transcript.OpOut && kindOf(s.Text) == "control_response" && !strings.Contains(s.Text, `"commands"`) {
+			want = append(want, s.Text)
+		}
+	}
+	if len(want) != 3 {
+		t.Fatalf("capture: %d control responses besides initialize's, want 3", len(want))
+	}
+	preamble := []string{
+		`{"type":"control_request","request_id":"req-bogus","request":{"subtype":"bogus_subtype"}}`,
+		`{"type":"control_request","request_id":"req-mode","request":{"subtype":"set_permission_mode","mode":"nonsense"}}`,
+		`{"type":"control_request","request_id":"req-int","request":{"subtype":"interrupt"}}`,
+		`{"type":"control_response","response":{"subtype":"success","request_id":"never-asked","response":{}}}`,
+		`{"type":"bogus_type","foo":1}`,
+	}
+	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/plain-text"})
+	l := startFake(t, f, "claude", claudeStream, cmdOpts{})
+	l.send(`{"type":"control_request","request_id":"req-init","request":{"subtype":"initialize","hooks":null}}`)
+	for _, p := range preamble {
+		l.send(p)
+	}
+	l.send(user("Say hello in one short sentence."))
+	l.until("result", typeIs("result"))
+	r, _ := l.wait()
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if kindOf(line) == "control_response" && !strings.Contains(line, `"commands"`) {
+			got = append(got, line)
+		}
+	}
+	for i, id := range []string{"req-bogus", "req-mode", "req-int"} {
+		want[i] = strings.Replace(want[i], "{{req"+string(rune('2'+i))+"}}", id, 1)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("control responses:\n%s\nthe real CLI's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r.code != 0 {
+		t.Errorf("exit %d", r.code)
+	}
+
+	noBody := loadClaudeCapture(t, "2.1.331", "control-request-no-body")
+	wantErr, wantCode := "", -1
+	for _, s := range noBody.Steps {
+		switch s.Op {
+		case transcript.OpErr:
+			wantErr = s.Text
+		case transcript.OpExit:
+			wantCode = s.Code
+		}
+	}
+	l = startFake(t, f, "claude", claudeStream, cmdOpts{})
+	l.send(`{"type":"control_request","request_id":"req-init","request":{"subtype":"initialize","hooks":null}}`)
+	l.send(`{"type":"control_request","request_id":"req-empty"}`)
+	l.send(user("Say hello in one short sentence."))
+	r, _ = l.wait()
+	if r.code != wantCode || !strings.Contains(r.stderr, wantErr+"\n") || strings.Contains(r.stdout, `"type":"result"`) {
+		t.Errorf("a control_request without request: exit %d, stderr %q, stdout:\n%s\nthe real CLI: exit %d, %q", r.code, r.stderr, r.stdout, wantCode, wantErr)
+	}
+}
