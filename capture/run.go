@@ -567,6 +567,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		delay = DefaultInterruptDelay
 	}
 	lines := feed.C()
+	if d.p.interrupt != interruptNone && d.p.interruptFrom == "start" {
+		interruptAt = time.After(delay)
+	}
 	for {
 		select {
 		case line, ok := <-lines:
@@ -582,7 +585,10 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 				proc.SessionID = id
 				d.rawSession = id
 			}
-			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && toolStarted(d.cli, ev) {
+			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && d.p.interruptFrom == "" && toolStarted(d.cli, ev) {
+				interruptAt = time.After(delay)
+			}
+			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && d.p.interruptFrom == "init" && ev["type"] == "system" && ev["subtype"] == "init" {
 				interruptAt = time.After(delay)
 			}
 			if d.p.stdin != stdinJSON {

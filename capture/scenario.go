@@ -91,6 +91,10 @@ type proc struct {
 	// interruptDelay, when set, is how long after the tool starts the
 	// interrupt comes, instead of Options.InterruptDelay.
 	interruptDelay time.Duration
+	// interruptFrom, when set, is what starts the interrupt's clock
+	// instead of the first tool: "start" (the process started) or "init"
+	// (its system/init line) (scenario_quirks.go).
+	interruptFrom string
 }
 
 // Prompts used by the scenarios.
@@ -335,7 +339,7 @@ func Scenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
-	}, controlScenarios()...)
+	}, append(controlScenarios(), quirkScenarios()...)...)
 }
 
 func textIf(ok bool, s string) []string {
