@@ -189,14 +189,14 @@ func TestClaudeDenyMessageCaptured(t *testing.T) {
 
 // TestClaudeAllowWithoutInputRefusedBefore2_1_329: Claude Code 2.1.197
 // refuses an allow without updatedInput with a ZodError (captured:
-// 2.1.197/permission-allow-no-input, -no-behavior, -deny-no-message);
+// 2.1.197-permission-answers/permission-allow-no-input, -no-behavior, -deny-no-message);
 // replaying the 2.1.197 fixture, the fake writes the same refusal over
 // the allow path's tool_result and lists the call in the result's
 // permission_denials. A complete allow still runs the tool.
 func TestClaudeAllowWithoutInputRefusedBefore2_1_329(t *testing.T) {
 	for _, ac := range answerCases[:3] {
 		t.Run(ac.scenario, func(t *testing.T) {
-			want, _ := afterRequest(t, loadClaudeCapture(t, "2.1.197", ac.scenario))
+			want, _ := afterRequest(t, loadClaudeCapture(t, "2.1.197-permission-answers", ac.scenario))
 			wantLine, wantText, wantResult := toolResultOf(want)
 			if !strings.HasPrefix(wantText, "Tool permission request failed: ZodError: [") {
 				t.Fatalf("capture: the tool_result says %q", wantText)
