@@ -81,6 +81,18 @@ var brokenAdapters = []brokenAdapter{
 	{bug: broken.NoFailedTurnEnd, cases: []string{"claude/single-tool/exit-0-no-terminal", "codex/single-tool/stall", "codex/plain-text"},
 		want: each([]string{"claude/single-tool/exit-0-no-terminal", "codex/single-tool/stall"}, Fail, "output/records", "lifecycle/reports-failure")},
 
+	// lossless: Claude's result.result is the last text block alone
+	// (claude/text-blocks: "That is all it printed."), so an adapter that
+	// takes it for the answer loses the turn's other text.
+	{bug: broken.ResultTextOnly, cases: []string{"claude/text-blocks", "claude/single-tool", "claude/plain-text"},
+		want: each([]string{"claude/text-blocks", "claude/single-tool"}, Fail, "lossless/text")},
+	// Thinking shown as the answer: text the CLI never sent as text.
+	{bug: broken.ThinkingAsText, cases: []string{"claude/thinking", "claude/plain-text"},
+		want: each([]string{"claude/thinking"}, Fail, "lossless/text")},
+	// One line per message id: the text after a thinking block and the
+	// tool_use after a text (same message id) are dropped.
+	{bug: broken.FirstBlockPerMessage, cases: []string{"claude/thinking", "claude/text-blocks", "claude/plain-text"},
+		want: each([]string{"claude/thinking", "claude/text-blocks"}, Fail, "lossless/text", "lossless/tools")},
 	// lossless
 	{bug: broken.DropTextChunk, cases: []string{"claude/plain-text", "codex/plain-text", "gemini/plain-text"},
 		want: each([]string{"claude/plain-text", "codex/plain-text", "gemini/plain-text"}, Fail, "lossless/text")},
@@ -336,7 +348,7 @@ func TestNaiveAdapter(t *testing.T) {
 var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.SigtermOnly, broken.CodexStdinOpen,
 	broken.BareInterrupt, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
 	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt, broken.ChunkLines,
-	broken.AllowNoInput, broken.DenyNoMessage}
+	broken.AllowNoInput, broken.DenyNoMessage, broken.ResultTextOnly, broken.ThinkingAsText, broken.FirstBlockPerMessage}
 
 // TestNoHelloStopsRun shows that an adapter that writes no hello record
 // stops the whole run with one error that says so and shows its stderr,

@@ -132,6 +132,17 @@ const (
 	// with its own input, 2.1.197 refuses the answer (a ZodError) and
 	// denies the tool.
 	AllowNoInput Bug = "allow-no-input"
+	// ResultTextOnly shows Claude's result.result as the turn's answer
+	// and no assistant text block: result.result holds the last text
+	// block alone, so every earlier text of the turn is lost.
+	ResultTextOnly Bug = "result-text-only"
+	// ThinkingAsText shows Claude's thinking blocks as answer text.
+	ThinkingAsText Bug = "thinking-as-text"
+	// FirstBlockPerMessage takes the first assistant line of each
+	// message id and drops the others: Claude writes one line per content
+	// block, all with the response's message id, so the text after a
+	// thinking block, and the tool_use after a text, are lost.
+	FirstBlockPerMessage Bug = "first-block-per-message"
 	// DenyNoMessage answers can_use_tool deny as {"behavior":"deny"},
 	// without a message: the CLI refuses the answer (the tool is denied
 	// all the same, the model told "The canUseTool callback returned an
@@ -151,7 +162,7 @@ var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDe
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix,
-	AllowNoInput, DenyNoMessage}
+	AllowNoInput, DenyNoMessage, ResultTextOnly, ThinkingAsText, FirstBlockPerMessage}
 
 // Modes lists every mode Main runs.
 func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }
