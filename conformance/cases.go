@@ -177,6 +177,7 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 				Interrupt: &InterruptPlan{}, Expect: Expect{Cancelled: true, Stall: true},
 				Description: fmt.Sprintf("interrupt after the CLI's line %d of %d (it stalls there)", k, outs)})
 		}
+		cases = append(cases, quirkCases(agent, base, one)...)
 		for _, pf := range pipeFaults {
 			if pf.variant == "no-final-newline" && agent == "claude" {
 				// Claude ends every line while it runs; only a process that

@@ -86,6 +86,14 @@ var scriptedAdapters = []scriptedAdapter{
 		// ends it with exit 1 before any escalation.)
 		want: each([]string{"codex/interrupt", "gemini/interrupt", "claude/interrupt", "claude/max-turns", "codex/single-tool/ignores-sigterm"}, Fail, "lifecycle/turn-reason")},
 
+	// An interrupt that is one SIGINT and a wait for the CLI's exit: Claude
+	// Code holds a SIGINT that comes before its turn has begun, so a CLI
+	// stuck in its start-up never ends, and neither does the turn. Once
+	// the turn has begun (interrupt-after-1: system/init written) the
+	// SIGINT works.
+	{file: "sigint-only.py", cases: []string{"claude/single-tool/interrupt-at-startup", "claude/single-tool/interrupt-after-1", "claude/plain-text"},
+		want: each([]string{"claude/single-tool/interrupt-at-startup"}, Fail, "interrupt/cancelled-ending")},
+
 	// Each read decoded by itself (Node chunk.toString(), Python
 	// bytes.decode per read): a character split across reads is lost.
 	// Lines split across reads (the ASCII slicer case) come out whole.

@@ -354,6 +354,9 @@ type claudeState struct {
 	// perm is the pending request's tool and what the client's answer
 	// changes in the lines to come (claude_permission.go).
 	perm permState
+	// initSeen says the running turn's system/init was written;
+	// deferredInt that SIGINT came before it (claude_sigint.go).
+	initSeen, deferredInt bool
 	// initPayload is the recorded initialize response payload (raw, so
 	// that its members keep their recorded order), reused by the control
 	// layer.
@@ -530,6 +533,11 @@ func (c *claudeState) state(e *engine, state string) flow {
 // message), and the idle state after a result.
 func (c *claudeState) afterOut(e *engine, i int, text string) flow {
 	cl := c.lines[i]
+	if cl.preEcho && cl.kind != kindPartial && c.turnActive {
+		if f := c.sawInit(e); f != flowNone {
+			return f
+		}
+	}
 	switch cl.kind {
 	case kindAssistant:
 		c.openTools = append(c.openTools, cl.tools...)
@@ -558,6 +566,7 @@ func (c *claudeState) afterOut(e *engine, i int, text string) flow {
 		}
 	case kindResult:
 		c.turnActive = false
+		c.initSeen = false
 		c.openTools = nil
 		c.pendingPerm = ""
 		c.results++
@@ -657,6 +666,7 @@ func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow
 	switch stepType(st) {
 	case "user":
 		c.turnActive = true
+		c.initSeen = false
 		c.turnStart = time.Now()
 		c.openTools = nil
 		c.streamMsg = ""
@@ -1092,6 +1102,7 @@ func (c *claudeState) abortTurn(e *engine, reqID string, stopped, exit bool) flo
 		return f
 	}
 	c.turnActive = false
+	c.initSeen, c.deferredInt = false, false
 	c.openTools = nil
 	c.results++
 	c.lastResultError = true
@@ -1219,6 +1230,9 @@ func versionBefore(v, w string) bool {
 func claudeSignal(e *engine, sig syscall.Signal) flow {
 	switch sig {
 	case syscall.SIGINT:
+		if e.c != nil && e.c.deferSIGINT(e) {
+			return flowNone
+		}
 		if e.c != nil && e.c.turnActive {
 			return e.c.interrupt(e, "", true)
 		}
