@@ -98,6 +98,10 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 			scenario := path.Base(fx.Name)
 			c := &Case{ID: fx.Name, Agent: agent, Fixture: fx.Name, Permission: "allow",
 				Prompts: Prompts(t), Description: t.Header.Description}
+			if slowStartCase(c, scenario) {
+				cases = append(cases, c)
+				continue
+			}
 			switch {
 			case scenario == "interrupt":
 				c.Interrupt = &InterruptPlan{AfterEvents: 1}
@@ -177,7 +181,6 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 				Interrupt: &InterruptPlan{}, Expect: Expect{Cancelled: true, Stall: true},
 				Description: fmt.Sprintf("interrupt after the CLI's line %d of %d (it stalls there)", k, outs)})
 		}
-		cases = append(cases, quirkCases(agent, base, one)...)
 		for _, pf := range pipeFaults {
 			if pf.variant == "no-final-newline" && agent == "claude" {
 				// Claude ends every line while it runs; only a process that

@@ -1,19 +1,21 @@
 package conformance
 
-// quirkCases are the cases of known CLI quirks that no fixture shows by
-// itself, for agent, on its single-tool fixture base with prompts one.
-func quirkCases(agent, base string, one []string) []*Case {
-	if agent != "claude" {
-		return nil
+import "time"
+
+// slowStartCase makes the case of the claude/slow-start fixture an
+// interrupt case, and reports whether c is that case. Claude Code holds a
+// SIGINT that comes before its turn has begun and acts on it once the
+// turn begins (captured from 2.1.331: sigint-during-startup); the fixture
+// begins its turn 10 s after it took the prompt, so an adapter whose
+// interrupt is a SIGINT and a wait for the CLI reports the turn late,
+// while one that escalates, or interrupts with a control request, does
+// not. The runner interrupts once the adapter has been quiet for a
+// second, time enough to start the CLI.
+func slowStartCase(c *Case, scenario string) bool {
+	if c.Agent != "claude" || scenario != "slow-start" {
+		return false
 	}
-	return []*Case{
-		// Claude Code holds a SIGINT that comes before its turn has begun
-		// and acts on it once the turn begins (captured from 2.1.331:
-		// sigint-during-startup); a CLI stuck in its start-up never does,
-		// and an adapter that only sends SIGINT and waits hangs its
-		// caller.
-		{ID: base + "/interrupt-at-startup", Agent: agent, Fixture: base, Faults: "stall:after=0", Permission: "allow", Prompts: one,
-			Interrupt: &InterruptPlan{}, Expect: Expect{Cancelled: true, Stall: true},
-			Description: "interrupt a CLI stuck in its start-up, before its first line: Claude Code holds a SIGINT until its turn begins, so only a control request, SIGTERM or SIGKILL stops it"},
-	}
+	c.Interrupt = &InterruptPlan{Quiet: time.Second}
+	c.Expect.Cancelled = true
+	return true
 }

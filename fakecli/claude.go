@@ -178,7 +178,8 @@ func runClaude(p *proc) int {
 
 // adaptClaude fits a transcript to how the process was started:
 //   - a transcript with no "in" step for a user message (a print-mode
-//     capture) gets one before its first output, and, when it ends with
+//     capture) gets one before its first output (or a pause before it:
+//     the CLI took the prompt, then its turn is slow to begin), and, when it ends with
 //     exit, a stdin_eof before that: with stream-json input the fake then
 //     waits for the first user message and ends when stdin closes, as the
 //     real CLI does;
@@ -195,7 +196,7 @@ func adaptClaude(steps []transcript.Step, streamIn bool) []transcript.Step {
 	out := make([]transcript.Step, 0, len(steps)+2)
 	inserted := false
 	for i, st := range steps {
-		if !hasUser && !inserted && (st.Op == transcript.OpOut || st.Op == transcript.OpErr || st.Op == transcript.OpExit) {
+		if !hasUser && !inserted && (st.Op == transcript.OpOut || st.Op == transcript.OpErr || st.Op == transcript.OpExit || st.Op == transcript.OpDelay) {
 			out = append(out, transcript.Step{Op: transcript.OpIn, Match: map[string]any{"type": "user"}})
 			inserted = true
 		}
