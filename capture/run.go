@@ -547,6 +547,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		if d.p.initialize {
 			d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "initialize", "hooks": nil}})
 		}
+		for _, line := range d.p.preamble {
+			d.send(line)
+		}
 		d.sendUser(d.p.turns[0])
 	}
 	var (
@@ -567,6 +570,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		delay = DefaultInterruptDelay
 	}
 	lines := feed.C()
+	if d.p.interrupt != interruptNone && d.p.interruptFrom == "start" {
+		interruptAt = time.After(delay)
+	}
 	for {
 		select {
 		case line, ok := <-lines:
@@ -582,7 +588,10 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 				proc.SessionID = id
 				d.rawSession = id
 			}
-			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && toolStarted(d.cli, ev) {
+			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && d.p.interruptFrom == "" && toolStarted(d.cli, ev) {
+				interruptAt = time.After(delay)
+			}
+			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && d.p.interruptFrom == "init" && ev["type"] == "system" && ev["subtype"] == "init" {
 				interruptAt = time.After(delay)
 			}
 			if d.p.stdin != stdinJSON {
@@ -684,6 +693,12 @@ func (d *driver) closeStdin() {
 func (d *driver) answer(ev map[string]any) {
 	id, _ := ev["request_id"].(string)
 	req, _ := ev["request"].(map[string]any)
+	if d.p.reply != nil && req["subtype"] == "can_use_tool" {
+		for _, line := range d.p.reply(id, req) {
+			d.send(line)
+		}
+		return
+	}
 	resp := controlAnswer(d.p.permission, req)
 	resp["request_id"] = id
 	d.send(map[string]any{"type": "control_response", "response": resp})

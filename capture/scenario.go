@@ -84,11 +84,20 @@ type proc struct {
 	initialize bool
 	// permission answers Claude's can_use_tool requests: "allow" or "deny".
 	permission string
+	// reply, when set, answers can_use_tool instead (scenario_control.go).
+	reply replyFunc
+	// preamble are stdin lines sent after initialize, before the first
+	// user message (scenario_control.go).
+	preamble []map[string]any
 	// interrupt interrupts the first tool that starts.
 	interrupt interruptMode
 	// interruptDelay, when set, is how long after the tool starts the
 	// interrupt comes, instead of Options.InterruptDelay.
 	interruptDelay time.Duration
+	// interruptFrom, when set, is what starts the interrupt's clock
+	// instead of the first tool: "start" (the process started) or "init"
+	// (its system/init line) (scenario_quirks.go).
+	interruptFrom string
 }
 
 // Prompts used by the scenarios.
@@ -333,7 +342,7 @@ func Scenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
-	}, appServerScenarios()...)
+	}, append(append(controlScenarios(), quirkScenarios()...), appServerScenarios()...)...)
 }
 
 func textIf(ok bool, s string) []string {

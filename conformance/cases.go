@@ -99,7 +99,7 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 			scenario := path.Base(fx.Name)
 			c := &Case{ID: fx.Name, Agent: agent, Fixture: fx.Name, Permission: "allow",
 				Prompts: Prompts(t), Description: t.Header.Description}
-			if recoveryFixture(c, scenario) {
+			if recoveryFixture(c, scenario) || slowStartCase(c, scenario) {
 				cases = append(cases, c)
 				continue
 			}

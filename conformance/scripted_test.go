@@ -86,6 +86,14 @@ var scriptedAdapters = []scriptedAdapter{
 		// ends it with exit 1 before any escalation.)
 		want: each([]string{"codex/interrupt", "gemini/interrupt", "claude/interrupt", "claude/max-turns", "codex/single-tool/ignores-sigterm"}, Fail, "lifecycle/turn-reason")},
 
+	// An interrupt that is one SIGINT and a wait for the CLI's exit: Claude
+	// Code holds a SIGINT that comes before its turn has begun, so a CLI
+	// slow to start ends the turn only when it gets that far (10 s). Once
+	// the turn has begun (interrupt-after-1: system/init written) the
+	// SIGINT works at once.
+	{file: "sigint-only.py", cases: []string{"claude/slow-start", "claude/single-tool/interrupt-after-1", "claude/plain-text"},
+		want: each([]string{"claude/slow-start"}, Fail, "interrupt/cancelled-ending")},
+
 	// Each read decoded by itself (Node chunk.toString(), Python
 	// bytes.decode per read): a character split across reads is lost.
 	// Lines split across reads (the ASCII slicer case) come out whole.
