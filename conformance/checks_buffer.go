@@ -171,11 +171,21 @@ func longestString(v any) string {
 // carries reports whether the events hold s: as one string value, or as
 // the concatenation of consecutive text chunks.
 func carries(events []Event, s string) bool {
-	var text strings.Builder
+	n := 0
 	for _, e := range events {
 		if strings.Contains(longestString(e.Obj), s) {
 			return true
 		}
+		if c, ok := e.Obj["content"].(string); ok {
+			n += len(c)
+		}
+	}
+	if n < len(s) {
+		return false
+	}
+	var text strings.Builder
+	text.Grow(n)
+	for _, e := range events {
 		if c, ok := e.Obj["content"].(string); ok {
 			text.WriteString(c)
 		}

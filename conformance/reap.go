@@ -64,11 +64,11 @@ func newRunMark() string {
 // the adapter, or killed by the runner), and what was left running.
 // runnerKilled says the runner already killed the adapter's group (the
 // case timed out): a fake gone then was killed by the runner.
-func settle(observe string, pgid int, mark string, since time.Time, runnerKilled bool) ([]fakecli.Observation, []Leftover) {
+func settle(observe *observeLog, pgid int, mark string, since time.Time, runnerKilled bool) ([]fakecli.Observation, []Leftover) {
 	deadline := time.Now().Add(exitGrace)
 	var log []fakecli.Observation
 	for {
-		log, _ = readObservations(observe)
+		log, _ = observe.read()
 		if len(runningFakes(log)) == 0 || time.Now().After(deadline) {
 			break
 		}
@@ -104,7 +104,7 @@ func settle(observe string, pgid int, mark string, since time.Time, runnerKilled
 	}
 	waitGone(left, 2*time.Second)
 
-	final, err := readObservations(observe)
+	final, err := observe.read()
 	if err != nil || len(final) < len(log) {
 		final = log
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/finding"
 )
@@ -55,6 +56,10 @@ func (d *decoder) stringValue() any {
 		return ""
 	}
 	if n > maxInternLen {
+		if d.shareMin > 0 && n >= d.shareMin && within(d.data, b) {
+			// A string without escapes is its bytes in the line.
+			return unsafe.String(unsafe.SliceData(b), n)
+		}
 		return string(b)
 	}
 	fp := fingerprint(b)
@@ -66,6 +71,17 @@ func (d *decoder) stringValue() any {
 	var v any = s
 	e.s, e.v, e.fp = s, v, fp
 	return v
+}
+
+// within reports whether b (not empty) lies inside data, rather than in
+// the decoder's scratch buffer.
+func within(data, b []byte) bool {
+	if len(data) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= lo && p+uintptr(len(b)) <= lo+uintptr(len(data))
 }
 
 // shortPrint is a fingerprint of a short string: its length and two words

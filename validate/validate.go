@@ -528,7 +528,13 @@ func (p *pipe) process(rec *lineRec, out *lineOut) {
 	}
 	obj, fs := rec.peekObj, rec.peekFind
 	if !rec.peekDone {
-		obj, fs = jsonl.Parse(l.Bytes, p.parseOpts)
+		opts := p.parseOpts
+		if len(l.Bytes) > arenaChunk {
+			// The line has its copy to itself (copyLine): its long
+			// strings can stay in it rather than be copied once more.
+			opts.ShareMin = arenaChunk
+		}
+		obj, fs = jsonl.Parse(l.Bytes, opts)
 	}
 	jsonl.Locate(fs, p.name, l)
 	out.findings = append(out.findings, fs...)

@@ -12,6 +12,12 @@ import "bytes"
 // and blank lines are skipped. The zero value is ready to use; the fuzz
 // targets use it too, so that they cut lines exactly as the adapters do.
 type LineSplitter struct {
+	// Keep hands the lines over to emit for good: a line that lies whole
+	// in the chunk is copied out of it, and one gathered across chunks is
+	// emitted in the splitter's own buffer, which it then gives up, so
+	// that a 64 MiB line is not copied once more to be kept.
+	Keep bool
+
 	buf []byte // the current line so far
 
 	// Scan state of buf, for a line that starts with '{'.
@@ -23,7 +29,7 @@ type LineSplitter struct {
 }
 
 // Feed takes the next chunk of stdout and emits every line it completes.
-// A line is valid only during its emit call.
+// A line is valid only during its emit call (unless Keep).
 func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
 	for len(chunk) > 0 {
 		i := bytes.IndexByte(chunk, '\n')
@@ -39,7 +45,7 @@ func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
 			continue
 		}
 		if i < 0 {
-			s.buf = append(s.buf, part...)
+			s.gather(part)
 			return
 		}
 		s.emitLine(part, emit)
@@ -52,6 +58,9 @@ func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
 func (s *LineSplitter) Flush(emit func(line []byte, partial bool)) {
 	if len(bytes.TrimSpace(s.buf)) > 0 {
 		emit(bytes.TrimRight(s.buf, "\r"), true)
+		if s.Keep {
+			s.buf = nil
+		}
 	}
 	s.reset()
 }
@@ -59,15 +68,35 @@ func (s *LineSplitter) Flush(emit func(line []byte, partial bool)) {
 // emitLine emits the line that ends with rest (buf holds its start).
 func (s *LineSplitter) emitLine(rest []byte, emit func(line []byte)) {
 	line := rest
-	if len(s.buf) > 0 {
-		s.buf = append(s.buf, rest...)
+	gathered := len(s.buf) > 0
+	if gathered {
+		s.gather(rest)
 		line = s.buf
 	}
 	line = bytes.TrimRight(line, "\r")
 	if len(bytes.TrimSpace(line)) > 0 {
+		switch {
+		case !s.Keep:
+		case gathered:
+			s.buf = nil // the line is emit's now
+		default:
+			line = bytes.Clone(line)
+		}
 		emit(line)
 	}
 	s.reset()
+}
+
+// gather appends part to the current line, doubling the buffer when it is
+// full (append grows a big one by a quarter, copying a long line over and
+// over).
+func (s *LineSplitter) gather(part []byte) {
+	if need := len(s.buf) + len(part); need > cap(s.buf) {
+		nb := make([]byte, len(s.buf), max(need, 2*cap(s.buf)))
+		copy(nb, s.buf)
+		s.buf = nb
+	}
+	s.buf = append(s.buf, part...)
 }
 
 func (s *LineSplitter) reset() {
