@@ -70,7 +70,7 @@ func outputDialect(o *Observation) schemas.Dialect {
 func validateLines(lines [][]byte, d schemas.Dialect, excused map[string]bool) ([]string, map[string]bool, error) {
 	var problems []string
 	rules := map[string]bool{}
-	_, err := validate.Stream(context.Background(), &joinedLines{lines: lines}, "adapter", validate.Options{Dialect: d, Jobs: 1, MaxLineBytes: maxAdapterLine},
+	_, err := validate.Lines(context.Background(), lines, "adapter", validate.Options{Dialect: d, Jobs: 1, MaxLineBytes: maxAdapterLine},
 		func(f finding.Finding, sev finding.Severity) {
 			if sev != finding.Violation {
 				return

@@ -24,7 +24,8 @@ type lineReader struct {
 	buf    []byte // read buffer
 	rd, wr int    // unconsumed input: buf[rd:wr]
 
-	long    []byte // the current line so far, once it outgrew buf
+	long    [][]byte // the current line so far, once it outgrew buf, in chunks
+	size    int64    // bytes in long
 	skip    bool   // the current line is over the limit: only counted
 	skipped int64  // its length so far (while skip)
 	bom     bool   // it is line 1 and starts with a BOM (while skip)
@@ -37,8 +38,13 @@ type lineReader struct {
 }
 
 // lineReadSize is the read buffer's size, and the most read at a time
-// into a long line's buffer.
-const lineReadSize = 64 << 10
+// into a long line's chunk; lineChunk is the size of those chunks, joined
+// into one buffer of the line's size at its end (a buffer that doubles
+// holds a line in up to twice its size, and touches all of it).
+const (
+	lineReadSize = 64 << 10
+	lineChunk    = 1 << 20
+)
 
 // maxEmptyReads is how many (0, nil) reads in a row count as a broken
 // reader, as in jsonl and bufio.
@@ -65,7 +71,7 @@ func (l *lineReader) Next() (jsonl.Line, error) {
 			return jsonl.Line{}, l.err
 		}
 		if l.eof {
-			if l.rd < l.wr || len(l.long) > 0 || l.skip {
+			if l.rd < l.wr || l.size > 0 || l.skip {
 				piece := l.buf[l.rd:l.wr]
 				l.rd = l.wr
 				if line, ok := l.finish(piece, false); ok {
@@ -105,10 +111,9 @@ func (l *lineReader) finish(piece []byte, newline bool) (jsonl.Line, bool) {
 		return line, true
 	}
 	raw, owned := piece, false
-	if len(l.long) > 0 {
-		raw, owned = l.grow(len(piece)), true
-		raw = append(raw, piece...)
-		l.long = nil
+	if l.size > 0 {
+		raw, owned = bytes.Join(append(l.long, piece), nil), true
+		l.long, l.size = nil, 0
 	}
 	l.off += int64(len(raw)) + nl
 	if line.Number == 1 && bytes.HasPrefix(raw, bom) {
@@ -154,61 +159,76 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // line's own buffer, which later reads fill directly.
 func (l *lineReader) fill() {
 	pend := l.buf[l.rd:l.wr]
-	l.rd, l.wr = 0, 0
 	switch {
 	case l.skip:
 		l.skipped += int64(len(pend))
 		if len(pend) > 0 {
 			l.last = pend[len(pend)-1]
 		}
-	case len(l.long) > 0 || len(pend) >= len(l.buf)/2:
-		l.long = append(l.grow(len(pend)), pend...)
+		l.rd, l.wr = 0, 0
+	case l.size > 0 || len(pend) >= len(l.buf)/2:
+		l.add(pend)
+		l.rd, l.wr = 0, 0
 		if l.overLimit() {
 			return
 		}
 		l.readLong()
 		return
-	default:
+	case l.rd > 0:
+		// Once per line at most: the next line's start moves up.
 		l.wr = copy(l.buf, pend)
+		l.rd = 0
 	}
 	n, err := l.read(l.buf[l.wr:])
 	l.wr += n
 	l.readErr(err)
 }
 
-// grow makes room for n more bytes in the long line's buffer, doubling it.
-func (l *lineReader) grow(n int) []byte {
-	if cap(l.long)-len(l.long) >= n {
-		return l.long
+// chunk returns the long line's last chunk, a new one when it is full.
+func (l *lineReader) chunk() *[]byte {
+	if n := len(l.long); n == 0 || len(l.long[n-1]) == cap(l.long[n-1]) {
+		l.long = append(l.long, make([]byte, 0, lineChunk))
 	}
-	c := max(2*cap(l.long), len(l.long)+n, lineReadSize)
-	nb := make([]byte, len(l.long), c)
-	copy(nb, l.long)
-	return nb
+	return &l.long[len(l.long)-1]
+}
+
+// add appends b to the long line.
+func (l *lineReader) add(b []byte) {
+	for len(b) > 0 {
+		c := l.chunk()
+		k := min(len(b), cap(*c)-len(*c))
+		*c = append(*c, b[:k]...)
+		b = b[k:]
+		l.size += int64(k)
+	}
 }
 
 // overLimit switches to skipping once the long line is certainly too long.
 func (l *lineReader) overLimit() bool {
-	if int64(len(l.long)) <= l.rawLimit(l.long) {
+	if l.size == 0 || l.size <= l.rawLimit(l.long[0]) {
 		return false
 	}
-	l.skip, l.skipped, l.last = true, int64(len(l.long)), l.long[len(l.long)-1]
-	l.bom = l.n == 0 && bytes.HasPrefix(l.long, bom)
-	l.long = nil
+	last := l.long[len(l.long)-1]
+	l.skip, l.skipped, l.last = true, l.size, last[len(last)-1]
+	l.bom = l.n == 0 && bytes.HasPrefix(l.long[0], bom)
+	l.long, l.size = nil, 0
 	return true
 }
 
-// readLong reads once straight into the long line's buffer; what follows
-// a newline in it goes back to the read buffer.
+// readLong reads once straight into the long line's last chunk; what
+// follows a newline goes back to the read buffer.
 func (l *lineReader) readLong() {
-	l.long = l.grow(lineReadSize)
-	from := len(l.long)
-	n, err := l.read(l.long[from : from+lineReadSize])
-	l.long = l.long[:from+n]
-	if i := bytes.IndexByte(l.long[from:], '\n'); i >= 0 {
-		l.wr = copy(l.buf, l.long[from+i:])
-		l.long = l.long[:from+i]
-	} else {
+	c := l.chunk()
+	from := len(*c)
+	n, err := l.read((*c)[from:min(cap(*c), from+lineReadSize)])
+	got := (*c)[from : from+n]
+	if i := bytes.IndexByte(got, '\n'); i >= 0 {
+		l.wr = copy(l.buf, got[i:])
+		n = i
+	}
+	*c = (*c)[:from+n]
+	l.size += int64(n)
+	if l.wr == 0 {
 		l.overLimit()
 	}
 	l.readErr(err)
@@ -236,34 +256,7 @@ func (l *lineReader) readErr(err error) {
 	case errors.Is(err, io.EOF):
 		l.eof = true
 	default:
-		pending := int64(l.wr-l.rd) + int64(len(l.long)) + l.skipped
+		pending := int64(l.wr-l.rd) + l.size + l.skipped
 		l.err = fmt.Errorf("jsonl: reading line %d at byte %d: %w", l.n+1, l.off+pending, err)
 	}
-}
-
-// joinedLines reads lines, each followed by "\n", without joining them
-// in a copy of their own (the adapter's output may hold a 64 MiB line).
-type joinedLines struct {
-	lines [][]byte
-	off   int // bytes of lines[0] read; len(lines[0]) means its "\n" is next
-}
-
-func (j *joinedLines) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) && len(j.lines) > 0 {
-		l := j.lines[0]
-		if j.off < len(l) {
-			c := copy(p[n:], l[j.off:])
-			n += c
-			j.off += c
-			continue
-		}
-		p[n] = '\n'
-		n++
-		j.lines, j.off = j.lines[1:], 0
-	}
-	if n == 0 && len(j.lines) == 0 {
-		return 0, io.EOF
-	}
-	return n, nil
 }

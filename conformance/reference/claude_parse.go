@@ -187,7 +187,7 @@ func blocks(m *claudeMessage) ([]claudeBlock, error) {
 	// Decoded whole when it can be (one pass instead of three); block by
 	// block when a block is broken, to keep the others.
 	var all []claudeBlock
-	if json.Unmarshal(m.Content, &all) == nil {
+	if unmarshal(m.Content, &all) == nil {
 		return all, nil
 	}
 	var raws []json.RawMessage

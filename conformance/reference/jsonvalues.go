@@ -157,6 +157,10 @@ func jsonStringValue(raw []byte) (string, bool) {
 // every byte of invalid UTF-8 replaced by U+FFFD.
 func unquote(tok []byte) (string, bool) {
 	body := tok[1 : len(tok)-1]
+	if len(body) >= 4<<10 && bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) && !hasControl(body) {
+		// A long plain string (a tool result of many KiB) is itself.
+		return string(body), true
+	}
 	i := 0
 	for i < len(body) {
 		c := body[i]
@@ -239,6 +243,16 @@ func unquote(tok []byte) (string, bool) {
 	return string(b), true
 }
 
+// hasControl reports whether b holds a byte below 0x20 or a quote.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' || c == '"' {
+			return true
+		}
+	}
+	return false
+}
+
 // hex4 reads the \uXXXX escape at the start of s, or returns -1.
 func hex4(s []byte) rune {
 	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
@@ -283,7 +297,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // decodeAs decodes a line into the struct of its type, naming the type in
 // the error.
 func decodeAs(raw []byte, v any, what string) error {
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := unmarshal(raw, v); err != nil {
 		return fmt.Errorf("%s: undecodable line: %w", what, err)
 	}
 	return nil
