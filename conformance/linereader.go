@@ -26,10 +26,10 @@ type lineReader struct {
 
 	long    [][]byte // the current line so far, once it outgrew buf, in chunks
 	size    int64    // bytes in long
-	skip    bool   // the current line is over the limit: only counted
-	skipped int64  // its length so far (while skip)
-	bom     bool   // it is line 1 and starts with a BOM (while skip)
-	last    byte   // its last byte so far (while skip)
+	skip    bool     // the current line is over the limit: only counted
+	skipped int64    // its length so far (while skip)
+	bom     bool     // it is line 1 and starts with a BOM (while skip)
+	last    byte     // its last byte so far (while skip)
 
 	n   int   // physical lines consumed
 	off int64 // input offset of the current line's first byte
