@@ -171,26 +171,16 @@ func longestString(v any) string {
 // carries reports whether the events hold s: as one string value, or as
 // the concatenation of consecutive text chunks.
 func carries(events []Event, s string) bool {
-	n := 0
+	var chunks []string
 	for _, e := range events {
 		if strings.Contains(longestString(e.Obj), s) {
 			return true
 		}
 		if c, ok := e.Obj["content"].(string); ok {
-			n += len(c)
+			chunks = append(chunks, c)
 		}
 	}
-	if n < len(s) {
-		return false
-	}
-	var text strings.Builder
-	text.Grow(n)
-	for _, e := range events {
-		if c, ok := e.Obj["content"].(string); ok {
-			text.WriteString(c)
-		}
-	}
-	return strings.Contains(text.String(), s)
+	return containsJoined(chunks, s)
 }
 
 func judgeEnded(o *Observation) Outcome {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/agentconform/agentconform/jsonl"
 )
@@ -259,4 +260,39 @@ func (l *lineReader) readErr(err error) {
 		pending := int64(l.wr-l.rd) + l.size + l.skipped
 		l.err = fmt.Errorf("jsonl: reading line %d at byte %d: %w", l.n+1, l.off+pending, err)
 	}
+}
+
+// containsJoined reports whether the chunks joined hold s, as
+// strings.Contains(strings.Join(chunks, ""), s) does, without joining
+// them when s starts where a chunk does (a text the adapter handed on in
+// chunks: a 64 MiB ladder text in 16,384 of them).
+func containsJoined(chunks []string, s string) bool {
+	total := 0
+	for _, c := range chunks {
+		total += len(c)
+	}
+	if total < len(s) {
+		return false
+	}
+	for k, left := 0, total; k < len(chunks) && left >= len(s); k++ {
+		if hasPrefixJoined(chunks[k:], s) {
+			return true
+		}
+		left -= len(chunks[k])
+	}
+	return strings.Contains(strings.Join(chunks, ""), s)
+}
+
+// hasPrefixJoined reports whether the chunks joined start with s.
+func hasPrefixJoined(chunks []string, s string) bool {
+	for _, c := range chunks {
+		if len(s) <= len(c) {
+			return c[:len(s)] == s
+		}
+		if s[:len(c)] != c {
+			return false
+		}
+		s = s[len(c):]
+	}
+	return s == ""
 }

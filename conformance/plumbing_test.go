@@ -92,3 +92,32 @@ func TestObserveLogAgrees(t *testing.T) {
 		got = append(got, fakecli.Observation{Kind: "appended"}) // the caller's to append to
 	}
 }
+
+// TestContainsJoined holds containsJoined to strings.Contains on the
+// chunks joined.
+func TestContainsJoined(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	alphabet := "ab"
+	word := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 20000 {
+		var chunks []string
+		for range rng.IntN(6) {
+			chunks = append(chunks, word(rng.IntN(5)))
+		}
+		joined := strings.Join(chunks, "")
+		s := word(rng.IntN(7))
+		if rng.IntN(3) == 0 && len(joined) > 0 {
+			i := rng.IntN(len(joined))
+			s = joined[i : i+rng.IntN(len(joined)-i+1)]
+		}
+		if got, want := containsJoined(chunks, s), strings.Contains(joined, s); got != want {
+			t.Errorf("containsJoined(%q, %q) = %v, want %v", chunks, s, got, want)
+		}
+	}
+}

@@ -258,6 +258,15 @@ func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
 	return cleanup, nil
 }
 
+// MemoryLimit is the soft memory limit `agentconform run` gives the Go
+// runtime (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one. The
+// runner holds what a case's processes wrote (a 64 MiB ladder case: the
+// CLI's wire copy, 64 to 128 MiB, and the adapter's events, as much
+// again) while it judges them, which makes garbage of the same size;
+// without a limit the collector lets the heap grow to twice what it
+// holds, and a run peaks past half a gigabyte for a few seconds.
+const MemoryLimit = 256 << 20
+
 // Version is the toolkit's version, written into results.
 var Version = "0.1.0-dev"
 

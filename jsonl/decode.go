@@ -52,6 +52,7 @@ type decoder struct {
 	redo      bool          // a duplicate key was found on the fast path
 	careful   bool          // decode objects on the member stack (see objectCareful)
 	shareMin  int           // plain strings this long share data (ParseOptions.ShareMin)
+	fresh     bool          // the last string was decoded into a buffer of its own
 	errIdx    int           // index in finds of the syntax or too-deep finding
 	counts    [numSlots]int // repeatable findings seen, made or not
 

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,5 +46,29 @@ func TestShareMin(t *testing.T) {
 	got, _ = Parse(line, ParseOptions{})
 	if in(got["a"].(string)) {
 		t.Errorf("a string shares the line without ShareMin")
+	}
+}
+
+// TestLongEscapedStrings decodes strings longer than longSlow with
+// escapes, invalid UTF-8 and lone surrogates, as keys and values, as
+// encoding/json decodes them.
+func TestLongEscapedStrings(t *testing.T) {
+	pad := strings.Repeat("p", longSlow)
+	for _, body := range []string{
+		`a\n` + pad,
+		pad + `\"` + pad + `\\`,
+		`\u00e9\ud83d\ude00` + pad + `\ud800 lone`,
+		pad + "\xff\xfe invalid",
+		pad + `\\\"` + pad,
+	} {
+		line := []byte(`{"k":"` + body + `","` + body + `":1,"arr":["` + body + `"]}`)
+		got, fs := Parse(line, ParseOptions{})
+		var want map[string]any
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got == nil || got["k"] != want["k"] || !reflect.DeepEqual(got["arr"], want["arr"]) || len(got) != len(want) {
+			t.Errorf("%.40q...: Parse differs from encoding/json (findings %v)", body, fs)
+		}
 	}
 }

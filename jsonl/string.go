@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -56,6 +57,10 @@ func (d *decoder) stringValue() any {
 		return ""
 	}
 	if n > maxInternLen {
+		if d.fresh {
+			// stringSlow decoded it into a buffer of its own.
+			return unsafe.String(unsafe.SliceData(b), n)
+		}
 		if d.shareMin > 0 && n >= d.shareMin && within(d.data, b) {
 			// A string without escapes is its bytes in the line.
 			return unsafe.String(unsafe.SliceData(b), n)
@@ -150,6 +155,7 @@ func plainEnd(data []byte, i int) int {
 // its decoded content, which aliases d.data when the string has no escapes
 // and d.sbuf otherwise. It reports false after a syntax error.
 func (d *decoder) stringBytes() ([]byte, bool) {
+	d.fresh = false
 	start := d.pos + 1
 	i := start
 	if !d.checkUTF8 {
@@ -168,8 +174,19 @@ func (d *decoder) stringBytes() ([]byte, bool) {
 // encoding/json.
 func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 	data := d.data
-	buf := append(d.sbuf[:0], data[start:i]...)
-	defer func() { d.sbuf = buf[:0] }()
+	var buf []byte
+	if end := closingQuote(data, i); end-start > longSlow {
+		// A long string is decoded into a buffer of its own, sized for it
+		// (the decoded text is never longer, unless invalid UTF-8 grows
+		// it), which stringValue keeps as the string: one copy of a
+		// 64 MiB string instead of a growing scratch buffer and a copy,
+		// and no scratch buffer that size kept in the pool.
+		buf = append(make([]byte, 0, end-start), data[start:i]...)
+		d.fresh = true
+	} else {
+		buf = append(d.sbuf[:0], data[start:i]...)
+		defer func() { d.sbuf = buf[:0] }()
+	}
 	lone := false
 	for {
 		if i >= len(data) {
@@ -249,6 +266,31 @@ func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 			}
 		}
 	}
+}
+
+// longSlow is the length from which a string with escapes is decoded
+// into a buffer of its own.
+const longSlow = 64 << 10
+
+// closingQuote returns the index of the quote that closes the string
+// whose body reaches i, or len(data) when none does.
+func closingQuote(data []byte, i int) int {
+	for i < len(data) {
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			return len(data)
+		}
+		i += q
+		bs := 0
+		for k := i - 1; k >= 0 && data[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return i
+		}
+		i++
+	}
+	return len(data)
 }
 
 // hex4 decodes the four hex digits at data[i:]. It returns the column of

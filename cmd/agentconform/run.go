@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,9 @@ Flags:
 `
 
 func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(conformance.MemoryLimit)
+	}
 	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var (

@@ -232,8 +232,12 @@ func unquote(tok []byte) (string, bool) {
 		case c == '"' || c < ' ':
 			return "", false
 		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
+			j := i + 1 // a run of plain ASCII, appended at once
+			for j < len(body) && body[j] >= ' ' && body[j] < utf8.RuneSelf && body[j] != '\\' && body[j] != '"' {
+				j++
+			}
+			b = append(b, body[i:j]...)
+			i = j
 		default:
 			r, size := utf8.DecodeRune(body[i:])
 			i += size

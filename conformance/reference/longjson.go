@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/jsonvalid"
 )
@@ -18,13 +19,20 @@ import (
 // (plain strings, json.RawMessage, numbers, and structs, pointers and
 // slices of them), and gives exactly what it gives, but reads a line with
 // long strings in it (a 64 MiB ladder line) without letting encoding/json
-// scan them byte by byte two or three times over: a string value of at least
-// longString bytes that needs no decoding (no escape, valid UTF-8) is
-// taken out of the line, the rest decoded, and the string put back where
-// it went, in a string field or inside a json.RawMessage. Anything the
-// fast path is not sure of, and every error, goes to json.Unmarshal on the
-// line as it is.
-func unmarshal(raw []byte, v any) error {
+// scan them byte by byte two or three times over: a string value of at
+// least longString bytes is taken out of the line, the rest decoded, and
+// the string put back where it went: decoded as encoding/json decodes it
+// (unquote) in a string field, as it was written inside a
+// json.RawMessage. Anything the fast path is not sure of, and every
+// error, goes to json.Unmarshal on the line as it is.
+func unmarshal(raw []byte, v any) error { return unmarshalLong(raw, v, false) }
+
+// unmarshalShared is unmarshal for raw that no one changes while v is in
+// use (a json.RawMessage the parser decoded itself): the long strings put
+// back share raw's memory instead of being copied.
+func unmarshalShared(raw []byte, v any) error { return unmarshalLong(raw, v, true) }
+
+func unmarshalLong(raw []byte, v any, shared bool) error {
 	if len(raw) < longLine || !plainTarget(reflect.TypeOf(v)) {
 		return json.Unmarshal(raw, v)
 	}
@@ -47,7 +55,7 @@ func unmarshal(raw []byte, v any) error {
 		reflect.ValueOf(v).Elem().SetZero()
 		return json.Unmarshal(raw, v)
 	}
-	putBack(reflect.ValueOf(v).Elem(), raw, longs)
+	putBack(reflect.ValueOf(v).Elem(), raw, longs, shared)
 	return nil
 }
 
@@ -111,10 +119,7 @@ func longValue(b []byte, i, depth int, out *[]span) int {
 	case '"':
 		end := jsonvalid.End(b, i, depth)
 		if end >= 0 && end-i-2 >= longString {
-			body := b[i+1 : end-1]
-			if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-				*out = append(*out, span{i, end})
-			}
+			*out = append(*out, span{i, end})
 		}
 		return end
 	case '{', '[':
@@ -187,6 +192,9 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 		return true
 	}
 	seen[t] = true
+	if t.Kind() == reflect.Pointer {
+		return plainType(t.Elem(), seen) // the element says how it decodes
+	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
@@ -200,7 +208,7 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	switch t.Kind() {
 	case reflect.String:
 		return true
-	case reflect.Pointer, reflect.Slice, reflect.Array:
+	case reflect.Slice, reflect.Array:
 		return plainType(t.Elem(), seen)
 	case reflect.Struct:
 		for i := range t.NumField() {
@@ -213,17 +221,18 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
-// putBack replaces the stand-ins in v by the long strings of raw.
-func putBack(v reflect.Value, raw []byte, longs []span) {
+// putBack replaces the stand-ins in v by the long strings of raw (copies,
+// or parts of raw when shared).
+func putBack(v reflect.Value, raw []byte, longs []span, shared bool) {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
-			putBack(v.Elem(), raw, longs)
+			putBack(v.Elem(), raw, longs, shared)
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
-				putBack(f, raw, longs)
+				putBack(f, raw, longs, shared)
 			}
 		}
 	case reflect.Slice:
@@ -237,16 +246,25 @@ func putBack(v reflect.Value, raw []byte, longs []span) {
 			return
 		}
 		for i := range v.Len() {
-			putBack(v.Index(i), raw, longs)
+			putBack(v.Index(i), raw, longs, shared)
 		}
 	case reflect.Array:
 		for i := range v.Len() {
-			putBack(v.Index(i), raw, longs)
+			putBack(v.Index(i), raw, longs, shared)
 		}
 	case reflect.String:
 		if k := longIndex(v.String()); k >= 0 && k < len(longs) {
-			l := longs[k]
-			v.SetString(string(raw[l.start+1 : l.end-1]))
+			tok := raw[longs[k].start:longs[k].end]
+			body := tok[1 : len(tok)-1]
+			switch {
+			case bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body):
+				s, _ := unquote(tok) // a valid token (jsonvalid): it decodes
+				v.SetString(s)
+			case shared:
+				v.SetString(unsafe.String(unsafe.SliceData(body), len(body)))
+			default:
+				v.SetString(string(body))
+			}
 		}
 	}
 }

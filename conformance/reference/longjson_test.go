@@ -102,3 +102,29 @@ func BenchmarkUnmarshalLong(b *testing.B) {
 		})
 	}
 }
+
+// TestPlainTargets checks that the fast path reads every line struct of
+// the translators (a struct it refuses is decoded by encoding/json alone,
+// correctly but slowly), and refuses what it cannot put strings back in.
+func TestPlainTargets(t *testing.T) {
+	for _, v := range []any{new(claudeInit), new(claudeMessageLine), new([]claudeBlock), new(claudeStreamLine), new(claudeResult),
+		new(claudeToolProgress), new(codexThread), new(codexTurnCompleted), new(codexTurnFailed), new(codexError), new(codexItemLine),
+		new(geminiInit), new(geminiMessage), new(geminiToolUse), new(geminiError), new(geminiToolResult)} {
+		if !plainTarget(reflect.TypeOf(v)) {
+			t.Errorf("%T: not read by the fast path", v)
+		}
+	}
+	type withMap struct{ M map[string]string }
+	type withAny struct{ A any }
+	type text struct{ T textOnly }
+	for _, v := range []any{new(withMap), new(withAny), new(text), new(map[string]any)} {
+		if plainTarget(reflect.TypeOf(v)) {
+			t.Errorf("%T: read by the fast path, which cannot put strings back in it", v)
+		}
+	}
+}
+
+// textOnly decodes itself from a string.
+type textOnly string
+
+func (t *textOnly) UnmarshalText(b []byte) error { *t = textOnly(b); return nil }
