@@ -30,6 +30,10 @@ type Config struct {
 	Match []string
 	// Jobs is how many cases run at once; 0 means the number of cores.
 	Jobs int
+	// Pool, if set, bounds the cases that run at once across the runs that
+	// share it (Jobs then says how many of them this run may fill);
+	// without one a run has a pool of Jobs of its own.
+	Pool *Pool
 	// Shard runs only the cases whose index modulo ShardOf is Shard.
 	Shard, ShardOf int
 	// Seed is handed to the fakes for their random choices.
@@ -141,8 +145,12 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	if jobs <= 0 {
 		jobs = defaultJobs()
 	}
+	pool := cfg.Pool
+	if pool == nil {
+		pool = NewPool(jobs)
+	}
+	queue := newCaseQueue(selected)
 	results := make([]*CaseResult, len(selected))
-	work := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
@@ -150,8 +158,13 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range work {
+			for {
+				i, release, ok := pool.next(ctx, queue)
+				if !ok {
+					return
+				}
 				cr, err := runOne(ctx, &cfg, selected[i], hello)
+				release()
 				if ctx.Err() != nil {
 					// Interrupted: what the case did when it was stopped
 					// is not the adapter's doing. It did not run.
@@ -169,13 +182,6 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			}
 		}()
 	}
-	for i := range selected {
-		if ctx.Err() != nil {
-			break
-		}
-		work <- i
-	}
-	close(work)
 	wg.Wait()
 	if firstErr != nil {
 		return nil, firstErr

@@ -1,11 +1,6 @@
 package reference
 
-import (
-	"bytes"
-	"crypto/sha256"
-	"hash"
-	"io"
-)
+import "hash/maphash"
 
 // claudeDeltas reconciles the two forms in which Claude delivers a text
 // block under --include-partial-messages: stream_event text (or thinking)
@@ -21,23 +16,27 @@ type claudeDeltas struct {
 
 // streamedText is one block's deltas so far: their length and hash, which
 // is all complete compares (a block streamed in 4 KiB deltas may be 64 MiB
-// long: its text is not kept a second time).
+// long: its text is not kept a second time). The hash is seeded afresh in
+// every process, so that no text can be made to collide with another.
 type streamedText struct {
 	msgID   string
 	kind    textKind
 	n       int
-	sum     hash.Hash
+	sum     maphash.Hash
 	matched bool
 }
 
 // write adds a delta's text.
 func (b *streamedText) write(text string) {
-	if b.sum == nil {
-		b.sum = sha256.New()
+	if b.n == 0 {
+		b.sum.SetSeed(deltaSeed)
 	}
-	io.WriteString(b.sum, text)
+	b.sum.WriteString(text)
 	b.n += len(text)
 }
+
+// deltaSeed seeds the hashes of streamed text.
+var deltaSeed = maphash.MakeSeed()
 
 // prefixOf reports whether the streamed text is a prefix of text (or all
 // of it).
@@ -48,9 +47,10 @@ func (b *streamedText) prefixOf(text string) bool {
 	if b.n == 0 {
 		return true
 	}
-	h := sha256.New()
-	io.WriteString(h, text[:b.n])
-	return bytes.Equal(h.Sum(nil), b.sum.Sum(nil))
+	var h maphash.Hash
+	h.SetSeed(deltaSeed)
+	h.WriteString(text[:b.n])
+	return h.Sum64() == b.sum.Sum64()
 }
 
 func (d *claudeDeltas) reset() {

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/jsonvalid"
 )
@@ -168,7 +170,7 @@ func unquote(tok []byte) (string, bool) {
 			break
 		}
 		if c < utf8.RuneSelf {
-			i++
+			i = plainASCII(body, i+1)
 			continue
 		}
 		r, size := utf8.DecodeRune(body[i:])
@@ -232,10 +234,9 @@ func unquote(tok []byte) (string, bool) {
 		case c == '"' || c < ' ':
 			return "", false
 		case c < utf8.RuneSelf:
-			j := i + 1 // a run of plain ASCII, appended at once
-			for j < len(body) && body[j] >= ' ' && body[j] < utf8.RuneSelf && body[j] != '\\' && body[j] != '"' {
-				j++
-			}
+			// A run of plain ASCII, appended a MiB at most at a time (a
+			// long copy cannot be preempted, and the collector waits).
+			j := min(plainASCII(body, i+1), i+1<<20)
 			b = append(b, body[i:j]...)
 			i = j
 		default:
@@ -244,7 +245,36 @@ func unquote(tok []byte) (string, bool) {
 			b = utf8.AppendRune(b, r)
 		}
 	}
-	return string(b), true
+	return unsafe.String(unsafe.SliceData(b), len(b)), true // b is this call's own
+}
+
+// plainASCII returns the index of the first byte at or after i that is
+// not plain ASCII (a quote, a backslash, a control byte, or 0x80 and up),
+// or len(b); eight bytes at a time.
+func plainASCII(b []byte, i int) int {
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if w&0x8080808080808080 != 0 || jsonvalidSpecial(w) {
+			break
+		}
+		i += 8
+	}
+	for i < len(b) {
+		if c := b[i]; c < ' ' || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// jsonvalidSpecial reports whether any byte of w is a quote, a backslash
+// or below 0x20 (for bytes below 0x80).
+func jsonvalidSpecial(w uint64) bool {
+	const ones = 0x0101010101010101
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&0x8080808080808080 != 0
 }
 
 // hasControl reports whether b holds a byte below 0x20 or a quote.

@@ -128,3 +128,18 @@ func TestPlainTargets(t *testing.T) {
 type textOnly string
 
 func (t *textOnly) UnmarshalText(b []byte) error { *t = textOnly(b); return nil }
+
+// TestStreamedTextSplit checks that the hash of streamed text does not
+// depend on how the deltas split it.
+func TestStreamedTextSplit(t *testing.T) {
+	text := strings.Repeat("0123456789abcdef", 1000) + "tail"
+	for _, size := range []int{1, 7, 127, 128, 129, 4096, len(text)} {
+		var b streamedText
+		for i := 0; i < len(text); i += size {
+			b.write(text[i:min(len(text), i+size)])
+		}
+		if !b.prefixOf(text) || !b.prefixOf(text+"more") || b.prefixOf(text[:len(text)-1]) || b.prefixOf("x"+text) {
+			t.Errorf("deltas of %d bytes: prefixOf is wrong", size)
+		}
+	}
+}
