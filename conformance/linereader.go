@@ -32,6 +32,8 @@ type lineReader struct {
 	bom     bool     // it is line 1 and starts with a BOM (while skip)
 	last    byte     // its last byte so far (while skip)
 
+	kept []byte // where short lines are copied to (keep)
+
 	n   int   // physical lines consumed
 	off int64 // input offset of the current line's first byte
 	eof bool
@@ -134,13 +136,32 @@ func (l *lineReader) finish(piece []byte, newline bool) (jsonl.Line, bool) {
 		return line, true
 	}
 	if !owned {
-		raw = bytes.Clone(raw)
-		if raw == nil {
-			raw = []byte{}
-		}
+		raw = l.keep(raw)
 	}
 	line.Bytes = raw
 	return line, true
+}
+
+// keepChunk is the size of the buffers short lines are copied into, one
+// after the other: a line of its own allocation is rounded up to a size
+// class (a 4.4 KiB line takes 4.75), and the runner keeps thousands.
+const keepChunk = 256 << 10
+
+// keep copies a short line out of the read buffer into the current keep
+// buffer (its capacity ends at its length: nothing appends over the next).
+func (l *lineReader) keep(b []byte) []byte {
+	switch {
+	case len(b) == 0:
+		return []byte{}
+	case len(b) > keepChunk/4:
+		return bytes.Clone(b)
+	}
+	if cap(l.kept)-len(l.kept) < len(b) {
+		l.kept = make([]byte, 0, keepChunk)
+	}
+	n := len(l.kept)
+	l.kept = append(l.kept, b...)
+	return l.kept[n:len(l.kept):len(l.kept)]
 }
 
 // rawLimit is the longest the pending raw line may get before it is

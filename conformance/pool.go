@@ -13,16 +13,34 @@ import (
 // once through one pool, so that the cases that wait on purpose (a CLI
 // that stalls until the runner gives up, an interrupt's grace periods, a
 // pipe that trickles) wait side by side instead of one run after the
-// other. A case with a line of tens of MiB also takes the pool's one
-// large-case slot: the runner holds the line a few times over while it
-// judges it, and two such cases at once would double its peak memory. A
-// case that cannot have its slots does not hold up the others: the next
-// case that can run does.
+// other. A case with long lines also weighs what the runner holds of them
+// while it judges it (caseWeight), and the cases running at once weigh
+// at most poolWeight (one heavier case runs alone): two 64 MiB cases at
+// once would double the runner's peak memory. A case that cannot start
+// does not hold up the others: the next case that can run does.
 type Pool struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	free  int  // slots free
-	large bool // the large-case slot is taken
+	mu     sync.Mutex
+	cond   *sync.Cond
+	free   int   // slots free
+	weight int64 // weight of the cases running
+}
+
+// poolWeight is the most the cases running at once may weigh: about what
+// the runner may hold under MemoryLimit.
+const poolWeight = 192 << 20
+
+// caseWeight is about what the runner holds of a case with long lines:
+// the CLI's wire copy of the line, and what the adapter makes of it (a
+// Claude line comes twice, as text deltas and whole).
+func caseWeight(c *Case) int64 {
+	if c.Expect.LineSize < 1<<20 {
+		return 0
+	}
+	w := 2 * int64(c.Expect.LineSize)
+	if c.Agent == "claude" {
+		w *= 2
+	}
+	return w
 }
 
 // NewPool returns a pool of n slots; n <= 0 means twice the cores.
@@ -34,11 +52,6 @@ func NewPool(n int) *Pool {
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
-
-// largeLine is the line size from which a case takes the large-case slot.
-const largeLine = 32 << 20
-
-func isLarge(c *Case) bool { return c.Expect.LineSize >= largeLine }
 
 // caseQueue is what one run has still to dispatch, in dispatch order.
 type caseQueue struct {
@@ -75,19 +88,17 @@ func (p *Pool) next(ctx context.Context, q *caseQueue) (i int, release func(), o
 		}
 		if p.free > 0 {
 			for k, i := range q.order {
-				large := isLarge(q.cases[i])
-				if large && p.large {
+				w := caseWeight(q.cases[i])
+				if w > 0 && p.weight > 0 && p.weight+w > poolWeight {
 					continue
 				}
 				q.order = append(q.order[:k], q.order[k+1:]...)
 				p.free--
-				p.large = p.large || large
+				p.weight += w
 				return i, func() {
 					p.mu.Lock()
 					p.free++
-					if large {
-						p.large = false
-					}
+					p.weight -= w
 					p.cond.Broadcast()
 					p.mu.Unlock()
 				}, true
@@ -110,7 +121,7 @@ func caseCost(c *Case) time.Duration {
 		cost *= 60
 	case strings.HasPrefix(c.Faults, "latency"), strings.HasPrefix(c.Faults, "bandwidth"):
 		cost *= 15
-	case c.Expect.LineSize >= largeLine:
+	case c.Expect.LineSize >= 32<<20:
 		cost *= 30
 	case c.Expect.LineSize >= 4<<20:
 		cost *= 6

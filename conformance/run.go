@@ -271,7 +271,7 @@ func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
 // again) while it judges them, which makes garbage of the same size;
 // without a limit the collector lets the heap grow to twice what it
 // holds, and a run peaks past half a gigabyte for a few seconds.
-const MemoryLimit = 256 << 20
+const MemoryLimit = 240 << 20
 
 // Version is the toolkit's version, written into results.
 var Version = "0.1.0-dev"

@@ -236,7 +236,7 @@ func unquote(tok []byte) (string, bool) {
 		case c < utf8.RuneSelf:
 			// A run of plain ASCII, appended a MiB at most at a time (a
 			// long copy cannot be preempted, and the collector waits).
-			j := min(plainASCII(body, i+1), i+1<<20)
+			j := plainASCII(body[:min(len(body), i+1<<20)], i+1)
 			b = append(b, body[i:j]...)
 			i = j
 		default:
