@@ -235,10 +235,6 @@ type Observation struct {
 	// Dir is the case's directory (kept with --keep).
 	Dir string
 
-	// usage is the adapter process's resource use (with the processes it
-	// reaped), as wait reported it; nil when it did not start.
-	usage *syscall.Rusage
-
 	memo *observationMemo // what several checks derive alike, made on first use
 }
 
@@ -429,9 +425,6 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 		o.TimedOut = true
 	}
 	o.ExitCode, o.ExitSignal = exitStatus(cmd.ProcessState, waitErr)
-	if cmd.ProcessState != nil {
-		o.usage, _ = cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	}
 	for range lines {
 		// drain whatever the reader still had (it ends at EOF)
 	}

@@ -50,10 +50,6 @@ type Config struct {
 	Baseline *Baseline
 	// Progress, if set, is called as each case finishes (from one goroutine).
 	Progress func(*CaseResult)
-
-	// afterExec, if set, sees each case's observation before it is judged
-	// (the benchmarks read the processes' resource use there).
-	afterExec func(*Observation)
 }
 
 // Results is everything a run found.
@@ -343,9 +339,6 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 	o, err := execCase(ctx, cfg, c)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.afterExec != nil {
-		cfg.afterExec(o)
 	}
 	cr.Duration = o.Duration.Seconds()
 	h := o.Hello
