@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -308,6 +309,11 @@ func TestBrokenAdapters(t *testing.T) {
 	}
 	outcomes := make([]outcome, len(brokenAdapters))
 	var wg sync.WaitGroup
+	// One pool for all of them, as agentconform run shares one between
+	// adapters: the cases this test starts at once stay bounded however
+	// many broken adapters there are, and the deadline has room for the
+	// 64 MiB cases on a loaded machine.
+	pool := NewPool(4 * runtime.GOMAXPROCS(0))
 	for i, ba := range brokenAdapters {
 		cases := pickCases(t, ba.cases...)
 		if ba.custom != nil {
@@ -317,7 +323,8 @@ func TestBrokenAdapters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: testAdapter(t, ba.bug), Cases: cases, Jobs: 4, WorkDir: t.TempDir()})
+			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: testAdapter(t, ba.bug), Cases: cases, Jobs: 4, Pool: pool,
+				Timeout: referenceTimeout, WorkDir: t.TempDir()})
 		}()
 	}
 	wg.Wait()

@@ -239,7 +239,7 @@ type claudeLine struct {
 }
 
 func classifyClaude(text string) claudeLine {
-	obj, _ := jsonl.Parse([]byte(text), jsonl.ParseOptions{})
+	obj := parseString(text)
 	if obj == nil {
 		return claudeLine{}
 	}

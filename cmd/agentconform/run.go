@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -44,6 +47,9 @@ Flags:
 `
 
 func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(conformance.MemoryLimit)
+	}
 	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var (
@@ -160,27 +166,51 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "agentconform run: keeping every case's directory in %s\n", dir)
 	}
 
-	var all []*conformance.Results
-	interrupted := false
-	for _, a := range adapters {
+	// The adapters run at once, their cases through one pool, so that the
+	// cases that wait on purpose wait side by side; what each run reports
+	// is shown and streamed in adapter order (a later adapter's cases once
+	// the earlier ones are done), as when they ran one after the other.
+	runs := make([]*adapterRun, len(adapters))
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	pool := conformance.NewPool(*jobs)
+	for k, a := range adapters {
 		c := cfg
 		c.Adapter = a
+		c.Pool = pool
+		r := &adapterRun{done: make(chan struct{}), meta: conformance.Meta{Tool: "agentconform", Version: conformance.Version, Adapter: a.Name, Seed: c.Seed, Strict: c.Strict, Started: time.Now(), CLIVersionPins: pins}}
+		if c.ShardOf > 1 {
+			r.meta.Shard = fmt.Sprintf("%d/%d", c.Shard+1, c.ShardOf)
+		}
+		c.Progress = r.progress
+		runs[k] = r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(r.done)
+			r.res, r.err = conformance.Run(runCtx, c)
+		}()
+	}
+	var all []*conformance.Results
+	interrupted := false
+	for k, a := range adapters {
+		r := runs[k]
 		progress.Start(a.Name)
 		if stream != nil {
-			m := conformance.Meta{Tool: "agentconform", Version: conformance.Version, Adapter: a.Name, Seed: c.Seed, Strict: c.Strict, Started: time.Now(),
-				CLIVersionPins: pins}
-			if c.ShardOf > 1 {
-				m.Shard = fmt.Sprintf("%d/%d", c.Shard+1, c.ShardOf)
-			}
-			stream.Start(m)
+			stream.Start(r.meta)
 		}
-		c.Progress = func(cr *conformance.CaseResult) {
+		r.show(func(cr *conformance.CaseResult) {
 			progress.Case(cr)
 			if stream != nil {
 				stream.Case(cr)
 			}
-		}
-		res, err := conformance.Run(ctx, c)
+		})
+		<-r.done
+		res, err := r.res, r.err
 		progress.Clear()
 		if err != nil && (res == nil || ctx.Err() == nil) {
 			fmt.Fprintf(stderr, "agentconform run: %s: %v\n", a.Name, err)
@@ -191,7 +221,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		if res.Meta.Incomplete {
 			// Interrupted: write every report with what finished, marked
-			// incomplete, and run no further adapter.
+			// incomplete, and report no further adapter.
 			all = append(all, res)
 			interrupted = true
 			break
@@ -250,22 +280,58 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return exitOK
 }
 
+// adapterRun is one adapter's run going on at once with the others': the
+// cases it finished before it is shown are held back, then shown as the
+// rest finish.
+type adapterRun struct {
+	meta conformance.Meta
+	done chan struct{}
+	res  *conformance.Results
+	err  error
+
+	mu   sync.Mutex
+	held []*conformance.CaseResult
+	out  func(*conformance.CaseResult) // nil while held back
+}
+
+// progress is the run's Config.Progress.
+func (r *adapterRun) progress(cr *conformance.CaseResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.out == nil {
+		r.held = append(r.held, cr)
+		return
+	}
+	r.out(cr)
+}
+
+// show shows the cases held back, and from now on each as it finishes.
+func (r *adapterRun) show(f func(*conformance.CaseResult)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, cr := range r.held {
+		f(cr)
+	}
+	r.held, r.out = nil, f
+}
+
 // referenceAdapters are the adapters agentconform run judges without
 // --adapter: the reference adapter, unified and shim; the lean
 // agentconform-adapter when it sits next to this executable (it starts in
-// a tenth of the time, on every case), else this executable's.
+// a tenth of the time, on every case), else this executable's. They are
+// started directly, not through a shell (one process fewer per case).
 func referenceAdapters(self string) []conformance.Adapter {
-	start := shellQuote(self) + " adapter"
+	prog, args := self, []string{"adapter"}
 	lean := filepath.Join(filepath.Dir(self), "agentconform-adapter")
 	if st, err := os.Stat(lean); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-		start = shellQuote(lean)
+		prog, args = lean, nil
 	}
 	var adapters []conformance.Adapter
 	for _, p := range []string{"unified", "shim"} {
-		a := conformance.ShellAdapter(start + " --profile " + p)
-		a.Name = "reference/" + p
-		a.Reproduce = ""
-		adapters = append(adapters, a)
+		argv := append(append([]string(nil), args...), "--profile", p)
+		adapters = append(adapters, conformance.Adapter{Name: "reference/" + p, Command: func(ctx context.Context) *exec.Cmd {
+			return exec.CommandContext(ctx, prog, argv...)
+		}})
 	}
 	return adapters
 }
