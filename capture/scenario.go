@@ -83,6 +83,9 @@ type proc struct {
 	permission string
 	// interrupt interrupts the first tool that starts.
 	interrupt interruptMode
+	// acp, when set, runs the process as an Agent Client Protocol agent
+	// and the driver as its client (acp.go).
+	acp *acpSession
 }
 
 // Prompts used by the scenarios.
@@ -149,8 +152,14 @@ func chunks(n int, size int, seed string) []string {
 	return out
 }
 
-// Scenarios lists every scenario, the compliance ones first.
+// Scenarios lists every scenario, the compliance ones first, those of
+// Gemini CLI's ACP mode last.
 func Scenarios() []Scenario {
+	return append(streamScenarios(), acpScenarios()...)
+}
+
+// streamScenarios are the scenarios of the CLIs' JSON streams.
+func streamScenarios() []Scenario {
 	return []Scenario{
 		{Name: "plain-text", Compliance: true, Summary: "a text answer, no tools", plan: func(cli string) *plan {
 			return &plan{

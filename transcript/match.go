@@ -12,8 +12,10 @@ type Vars map[string]any
 
 // Fill replaces every {{name}} in s whose name is captured in v. A string
 // value is inserted JSON-escaped without quotes (so `"id":"{{req}}"` stays
-// valid JSON); any other value is inserted as its JSON text. Unknown names
-// are left as they are.
+// valid JSON); any other value is inserted as its JSON text. {{json:name}}
+// inserts the value as JSON text whatever its type, a string with its
+// quotes: a JSON-RPC id, which the client may make a number or a string
+// (`"id":{{json:rpc1}}`). Unknown names are left as they are.
 func (v Vars) Fill(s string) string {
 	if len(v) == 0 || !strings.Contains(s, "{{") {
 		return s
@@ -31,11 +33,18 @@ func (v Vars) Fill(s string) string {
 			return b.String()
 		}
 		name := s[i+2 : i+2+j]
+		asJSON := false
+		if rest, ok := strings.CutPrefix(name, "json:"); ok {
+			name, asJSON = rest, true
+		}
 		val, ok := v[name]
 		b.WriteString(s[:i])
-		if !ok {
+		switch {
+		case !ok:
 			b.WriteString(s[i : i+4+j])
-		} else {
+		case asJSON:
+			b.WriteString(renderJSON(val))
+		default:
 			b.WriteString(render(val))
 		}
 		s = s[i+4+j:]
@@ -49,6 +58,18 @@ func render(val any) string {
 	if s, ok := val.(string); ok {
 		q, _ := json.Marshal(s)
 		return string(q[1 : len(q)-1])
+	}
+	q, err := json.Marshal(val)
+	if err != nil {
+		return fmt.Sprint(val)
+	}
+	return string(q)
+}
+
+// renderJSON is val as JSON text (a captured raw string is quoted too).
+func renderJSON(val any) string {
+	if r, ok := val.(rawString); ok {
+		val = string(r)
 	}
 	q, err := json.Marshal(val)
 	if err != nil {

@@ -65,7 +65,11 @@ const (
 	OpIn Op = "in"
 	// OpStdinEOF waits until stdin is closed.
 	OpStdinEOF Op = "stdin_eof"
-	// OpDelay sleeps for DelayMS (scaled by the replay timing).
+	// OpDelay sleeps for DelayMS (scaled by the replay timing). With Cases,
+	// a stdin line that matches one of them during the sleep ends it and
+	// the replay continues at that case's label (Capture stores values of
+	// that line): the window in which a client may, but need not, send
+	// something (Claude's control_request interrupt during a tool).
 	OpDelay Op = "delay_ms"
 	// OpLabel marks a place that Goto, Cases and OnSignal can jump to.
 	OpLabel Op = "label"
@@ -112,14 +116,25 @@ type Step struct {
 	// templates filled from captures).
 	Match map[string]any `json:"-"`
 	// Capture names values of the matched stdin object (by JSON pointer) to
-	// fill {{name}} templates in later steps, e.g. {"req": "/request_id"}.
+	// fill {{name}} templates in later steps, e.g. {"req": "/request_id"}
+	// (OpIn, and OpDelay with Cases).
 	Capture map[string]string `json:"capture,omitempty"`
 	// Cases choose where to go after an OpIn matched, by further matching
 	// the same stdin object; the first case that matches wins, and no match
-	// falls through to the next step.
+	// falls through to the next step. On OpDelay, a stdin line matching a
+	// case during the delay jumps to it; without one the delay runs out and
+	// the replay falls through.
 	Cases []Case `json:"cases,omitempty"`
 	// Optional makes OpIn skip itself when stdin is at EOF.
 	Optional bool `json:"optional,omitempty"`
+	// Recorded is, on an OpIn step of a recording, the stdin line the
+	// recorded client sent, byte for byte ("recorded" in the file); on an
+	// OpDelay step with Cases, the line that ended the delay when it was
+	// recorded. It is informative: replay matches Match (or Text), which
+	// keeps only what any client must send (a JSON-RPC request's method,
+	// where the client picks the id); a validator reads both directions of
+	// the session from it.
+	Recorded string `json:"-"`
 
 	// DelayMS is the delay of OpDelay.
 	DelayMS int64 `json:"-"`
@@ -210,10 +225,22 @@ func (s Step) MarshalJSON() ([]byte, error) {
 		if s.Optional {
 			m["optional"] = true
 		}
+		if s.Recorded != "" {
+			m["recorded"] = s.Recorded
+		}
 	case OpStdinEOF, OpNextProcess:
 		m[string(s.Op)] = true
 	case OpDelay:
 		m["delay_ms"] = s.DelayMS
+		if len(s.Capture) > 0 {
+			m["capture"] = s.Capture
+		}
+		if len(s.Cases) > 0 {
+			m["cases"] = s.Cases
+		}
+		if s.Recorded != "" {
+			m["recorded"] = s.Recorded
+		}
 	case OpLabel:
 		m["label"] = s.Label
 	case OpGoto:

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentconform/agentconform/acp"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
@@ -51,6 +52,9 @@ func streamV1(ctx context.Context, r io.Reader, name string, opts Options, repor
 			p.emit(finding.Finding{Rule: RuleTranscriptLine, File: name, Line: e.Line, Offset: e.Offset, Pointer: e.Pointer, Message: e.Msg})
 		}
 		return res, nil
+	}
+	if acp.IsTranscript(t) && opts.Dialect == "" {
+		return res, validateACPTranscript(t, res, p.emit)
 	}
 	d, derr := schemas.ParseDialect(t.Header.CLI)
 	if opts.Dialect != "" {
