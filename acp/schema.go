@@ -116,7 +116,7 @@ type SchemaProblem struct {
 	// Entry is the index of the message in the trace.
 	Entry int
 	// Pointer locates the offending value in the message.
-	Pointer string
+	Pointer                   string
 	Message, Expected, Actual string
 }
 
