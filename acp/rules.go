@@ -35,6 +35,8 @@ var (
 		Requirement: "The client sends initialize first, and no session request before initialize has been answered."}
 	RuleSessionKnown = &finding.Rule{ID: "acp/session/known", Level: finding.Must, Source: srcSessions,
 		Requirement: "session/prompt, session/cancel and session/update name a session that session/new created or session/load (or session/resume) named."}
+	RuleLoadHistory = &finding.Rule{ID: "acp/session/history-before-load-response", Level: finding.Must, Source: srcSessions,
+		Requirement: "The agent replays the whole conversation of a loaded session before it answers session/load: no message chunk or tool call of the history comes after the response."}
 	RuleStopReason = &finding.Rule{ID: "acp/prompt/stop-reason", Level: finding.Must, Source: srcStopReasons,
 		Requirement: "Every session/prompt ends with one response: a result whose stopReason is end_turn, max_tokens, max_turn_requests, refusal or cancelled, or a JSON-RPC error."}
 	RuleCancelled = &finding.Rule{ID: "acp/prompt/cancelled", Level: finding.Must, Source: srcCancellation,
@@ -53,7 +55,7 @@ var (
 
 // Rules lists every rule of the package.
 var Rules = []*finding.Rule{RuleMessage, RuleResponsePairs, RuleIDUnique, RuleAnswered, RuleInitializeFirst, RuleSessionKnown,
-	RuleStopReason, RuleCancelled, RuleCancelNotification, RuleToolFinal, RuleToolLate, RulePermissionCancelled, RuleSchema}
+	RuleLoadHistory, RuleStopReason, RuleCancelled, RuleCancelNotification, RuleToolFinal, RuleToolLate, RulePermissionCancelled, RuleSchema}
 
 // CheckOptions tune Check.
 type CheckOptions struct {
@@ -164,6 +166,9 @@ func Check(t *Trace, file string, o CheckOptions) []finding.Finding {
 				at(RuleToolLate, i, "/params/update", fmt.Sprintf("an update of tool call %s came after its turn's response (line %d)", tc.ID, t.Entries[p.End].Line), "updates before the response", desc(i))
 			}
 		}
+	}
+	for _, i := range t.LateHistory {
+		at(RuleLoadHistory, i, "/params/update/sessionUpdate", "a history update of the loaded session came after the session/load response", "the history before the response", desc(i))
 	}
 	checkPermissionAfterCancel(t, at)
 	if o.Schema != nil {

@@ -125,6 +125,11 @@ type Trace struct {
 	Reused []int
 	// Cancels are the indexes of session/cancel notifications.
 	Cancels []int
+	// LateHistory are the indexes of the conversation updates (message
+	// chunks, tool calls) of a loaded session that came after the
+	// session/load response and before the session's next prompt: history
+	// the agent replayed after it said the load was done.
+	LateHistory []int
 
 	callOf map[int]*Call // request or response entry -> its call
 }
@@ -142,6 +147,7 @@ func NewTrace(entries []Entry) *Trace {
 	running := map[string]*Prompt{} // session id -> the prompt that runs
 	tools := map[string]map[string]*ToolCall{}
 	permissionCall := map[*Call]*ToolCall{}
+	loaded := map[string]bool{} // sessions whose load was answered, until their next prompt
 	seenSession := map[string]bool{}
 	addSession := func(id string) {
 		if id != "" && !seenSession[id] {
@@ -184,6 +190,7 @@ func NewTrace(entries []Entry) *Trace {
 				p := &Prompt{Call: c, SessionID: sid, Cancel: -1, End: -1}
 				t.Prompts = append(t.Prompts, p)
 				running[sid] = p
+				delete(loaded, sid)
 			case e.From == Client && (m.Method == MethodSessionLoad || m.Method == MethodSessionResume):
 				addSession(sessionOf(m.Params))
 			case e.From == Agent && m.Method == MethodRequestPermission:
@@ -238,6 +245,9 @@ func NewTrace(entries []Entry) *Trace {
 			if p != nil {
 				p.Updates++
 			}
+			if p == nil && loaded[params.SessionID] && historyKinds[u.Kind] {
+				t.LateHistory = append(t.LateHistory, i)
+			}
 			switch u.Kind {
 			case UpdateAgentMessageChunk:
 				if p != nil {
@@ -286,6 +296,10 @@ func NewTrace(entries []Entry) *Trace {
 			c.Responses = append(c.Responses, i)
 			t.callOf[i] = c
 			switch c.Method {
+			case MethodSessionLoad:
+				if m.Error == nil {
+					loaded[sessionOf(entries[c.Request].Msg.Params)] = true
+				}
 			case MethodSessionNew:
 				var r struct {
 					SessionID string `json:"sessionId"`
@@ -319,6 +333,10 @@ func NewTrace(entries []Entry) *Trace {
 	}
 	return t
 }
+
+// historyKinds are the session updates that replay a conversation.
+var historyKinds = map[string]bool{UpdateUserMessageChunk: true, UpdateAgentMessageChunk: true, UpdateAgentThoughtChunk: true,
+	UpdateToolCall: true, UpdateToolCallUpdate: true}
 
 // rejects reports whether the client's answer m to the permission request
 // c turns the tool call down: the cancelled outcome, an error, or an

@@ -145,7 +145,16 @@ func walk(t *transcript.Transcript, labels map[string]int, b *branchPoint) (Path
 			cur = nil
 			vars = transcript.Vars{}
 		case transcript.OpExit, transcript.OpExitSignal:
-			pc = len(t.Steps)
+			// The process ends; the next one (a session loaded in a new
+			// process) starts after the next next_process step.
+			next := len(t.Steps)
+			for j := pc + 1; j < len(t.Steps); j++ {
+				if t.Steps[j].Op == transcript.OpNextProcess {
+					next = j
+					break
+				}
+			}
+			pc = next
 			continue
 		}
 		if sigArmed && !taken && (st.Op == transcript.OpDelay || st.Op == transcript.OpIn) {

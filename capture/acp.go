@@ -155,7 +155,7 @@ func acpScenarios() []Scenario {
 		})},
 		{Name: "acp-fs", Summary: "ACP: a client with the fs capability: the agent reads and writes files through the editor", plan: gem(func() *plan {
 			return &plan{
-				description: "ACP with a client that declares fs.readTextFile and fs.writeTextFile: read_file and write_file go through fs/read_text_file and fs/write_text_file requests to the client (write_file asks permission first, answered allow_once).",
+				description: "ACP with a client that declares fs.readTextFile and fs.writeTextFile: read_file of notes.txt, then write_file of a new out.txt, which the agent first reads through fs/read_text_file; the client answers Resource not found (-32002), as the ACP libraries say it, and the write fails.",
 				files:       map[string]string{"notes.txt": "remember the milk\n"},
 				script: mock.Script{Turns: []mock.Turn{
 					{Calls: []mock.Call{{Tool: mock.ReadFile, Path: "notes.txt"}}},

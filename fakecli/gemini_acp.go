@@ -30,7 +30,6 @@ func runGeminiACP(p *proc, st *store) int {
 	if err != nil {
 		return p.harnessError(err)
 	}
-	p.logStart(ref)
 	r := &acpReplay{p: p, st: st, ref: ref, vars: transcript.Vars{}, rewrite: map[string]string{}, onSig: map[string]string{}}
 	for _, part := range t.Processes() {
 		r.parts = append(r.parts, p.plan.steps("gemini", part))
@@ -702,7 +701,10 @@ func (r *acpReplay) load(m *stdinMsg) flow {
 		r.rewrite[r.recordedSession] = want
 	}
 	r.session = want
-	return r.consume(&r.steps[idx], m)
+	if f := r.consume(&r.steps[idx], m); f == flowEnd {
+		return f
+	}
+	return flowJump // the replay goes on in the loading part
 }
 
 // noSession is Gemini CLI's error for a session/load it cannot resolve

@@ -342,33 +342,51 @@ func rpcError(er *acp.Error) error {
 	return fmt.Errorf("%s (JSON-RPC error %d)", msg, er.Code)
 }
 
-// spawn starts the agent in dir.
+// spawn starts the agent in dir. A simple command is exec'd by the shell,
+// so that the process the editor signals is the agent itself. The agent's
+// stdout is a pipe of the editor's own: the agent's exit is known when the
+// process ends, whoever else (a CLI it left behind) still holds the pipe.
 func (e *editor) spawn(ctx context.Context, dir string) error {
-	cmd := exec.Command("/bin/sh", "-c", e.cfg.Agent)
+	line := e.cfg.Agent
+	if !strings.ContainsAny(line, ";&|<>$`()\n\\") {
+		line = "exec " + line
+	}
+	cmd := exec.Command("/bin/sh", "-c", line)
 	cmd.Dir = dir
 	cmd.Stderr = e.errw
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err
 	}
-	out, err := cmd.StdoutPipe()
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		return err
 	}
+	cmd.Stdout = pw
 	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
 		return fmt.Errorf("starting the agent (%s): %w", e.cfg.Agent, err)
 	}
+	pw.Close()
 	e.cmd, e.stdin = cmd, in
 	e.exited = make(chan struct{})
 	e.wireLog(map[string]any{"dir": "meta", "event": "start", "pid": cmd.Process.Pid, "command": e.cfg.Agent})
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		e.read(out)
+		defer pr.Close()
+		e.read(pr)
 	}()
 	go func() {
-		<-read // every line the agent wrote is dispatched before its exit is known
 		err := cmd.Wait()
+		// What the agent wrote before it exited is dispatched first (a
+		// response in flight); a pipe a leftover process holds open is
+		// not waited for.
+		select {
+		case <-read:
+		case <-time.After(500 * time.Millisecond):
+		}
 		how := "exit 0"
 		code := 0
 		if err != nil {
