@@ -70,6 +70,8 @@ type Prompt struct {
 	Tools []*ToolCall
 	// Updates counts the turn's session/update notifications.
 	Updates int
+
+	text strings.Builder
 }
 
 // Cancelled reports whether the client cancelled the prompt while it ran.
@@ -251,7 +253,7 @@ func NewTrace(entries []Entry) *Trace {
 			switch u.Kind {
 			case UpdateAgentMessageChunk:
 				if p != nil {
-					p.Text += textOf(u.Content)
+					p.text.WriteString(textOf(u.Content))
 				}
 			case UpdateToolCall, UpdateToolCallUpdate:
 				if u.ToolCallID == "" {
@@ -330,6 +332,10 @@ func NewTrace(entries []Entry) *Trace {
 				}
 			}
 		}
+	}
+	for _, p := range t.Prompts {
+		p.Text = p.text.String()
+		p.text = strings.Builder{}
 	}
 	return t
 }

@@ -91,8 +91,14 @@ type acpWire struct {
 }
 
 // readACPWire reads the wire log the editor wrote next to the fakes'
-// observation log.
+// observation log, once per observation.
 func readACPWire(o *Observation) *acpWire {
+	m := o.memoized()
+	m.acpOnce.Do(func() { m.acp = parseACPWire(o) })
+	return m.acp
+}
+
+func parseACPWire(o *Observation) *acpWire {
 	w := &acpWire{}
 	f, err := os.Open(filepath.Join(o.Dir, editor.WireLogName))
 	if err != nil {

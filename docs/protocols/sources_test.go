@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentconform/agentconform/acp"
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/docs/protocols"
 	"github.com/agentconform/agentconform/finding"
@@ -43,6 +44,7 @@ func allRules() []finding.Rule {
 		}
 	}
 	ptrs = append(ptrs, sequence.AllRules...)
+	ptrs = append(ptrs, acp.Rules...)
 	for _, r := range ptrs {
 		out = append(out, *r)
 	}
