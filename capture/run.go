@@ -581,6 +581,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		grace = DefaultExitGrace
 	}
 	delay := o.InterruptDelay
+	if d.p.interruptDelay > 0 {
+		delay = d.p.interruptDelay
+	}
 	if delay <= 0 {
 		delay = DefaultInterruptDelay
 	}

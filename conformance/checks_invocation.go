@@ -14,7 +14,7 @@ var (
 		"Every CLI invocation is accepted by the real CLI's flag grammar.", srcInvocation),
 		Applies: always, Judge: judgeFlags})
 	CheckStdinEOF = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/stdin-closed", "MUST",
-		"Codex and Gemini get their stdin closed: they read it to EOF before they start.", srcCodexInv+"; "+srcGeminiStdin),
+		"Codex and Gemini get their stdin closed: they read it to EOF before they start (except codex exec resume with a prompt argument, which reads no stdin).", srcCodexInv+"; "+srcGeminiStdin),
 		Applies: agentIs("codex", "gemini"), Judge: judgeStdinClosed})
 	CheckClaudeStdin = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/claude-stdin", "MUST",
 		"A single-turn Claude run closes stdin after the result; a multi-turn run keeps one process and its stdin open until the last result.", srcClaudeStdin),
@@ -58,7 +58,9 @@ func judgeStdinClosed(o *Observation) Outcome {
 	closed, rejected, stopped := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, r := range o.Fake {
 		switch {
-		case r.Kind == "stdin_closed":
+		case r.Kind == "stdin_closed", r.Kind == "stdin_unread":
+			// stdin_unread: a CLI that reads no stdin (codex exec resume
+			// with a prompt) does not wait for its EOF.
 			closed[r.PID] = true
 		case r.Kind == "flags_error":
 			rejected[r.PID] = true

@@ -59,12 +59,20 @@ func runCodex(p *proc) int {
 	// stdin: read to EOF before anything else when it is not a terminal,
 	// even with a prompt argument (`codex exec --help`: "If stdin is piped
 	// and a prompt is also provided, stdin is appended as a <stdin> block";
-	// testdata/captures/codex/*.stderr.txt).
+	// testdata/captures/codex/*.stderr.txt). `exec resume` with a prompt
+	// does not read stdin at all (resolve_prompt in codex-rs/exec/src/lib.rs
+	// reads it only for a missing prompt or "-"): its stderr has no
+	// "Reading ..." line (testdata/captures/codex/human_resume.stderr.txt,
+	// the second process of testdata/captures/codex/0.169.0/multi-turn.jsonl).
 	var prompt string
 	if f.promptGiven && f.prompt != "-" {
 		prompt = f.prompt
 	}
 	switch {
+	case f.resume && prompt != "":
+		// The prompt is the argument; stdin stays unread, and a client
+		// may leave it open.
+		p.obs.log("stdin_unread")
 	case !p.stdinTTY && p.stdin != nil:
 		if prompt != "" {
 			io.WriteString(p.stderr, "Reading additional input from stdin...\n")
@@ -160,7 +168,7 @@ func runCodex(p *proc) int {
 		}
 	}
 
-	eng.steps = p.plan.steps("codex", parts[part])
+	eng.steps = codexStdinNotices(p.plan.steps("codex", parts[part]))
 	eng.labels = transcript.Labels(eng.steps)
 	if recID != "" && sid != recID {
 		eng.rewriteFrom, eng.rewriteTo = recID, sid
@@ -169,6 +177,27 @@ func runCodex(p *proc) int {
 		eng.format = newCodexHuman(p, &f, t.Header.CLIVersion, prompt)
 	}
 	return eng.run()
+}
+
+// codexReading are the notices codex exec writes on stderr when it reads
+// stdin (read_prompt_from_stdin in codex-rs/exec/src/lib.rs).
+var codexReading = map[string]bool{
+	"Reading additional input from stdin...": true,
+	"Reading prompt from stdin...":           true,
+}
+
+// codexStdinNotices drops a process part's recorded stdin notices: the
+// fake writes its own, as its command line and stdin call for (a capture
+// records the one its own run wrote; a resume with a prompt writes none).
+func codexStdinNotices(steps []transcript.Step) []transcript.Step {
+	out := steps[:0:0]
+	for _, st := range steps {
+		if st.Op == transcript.OpErr && codexReading[st.Text] {
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // codexSignal is Codex's own answer to a signal, as observed on 0.169.0

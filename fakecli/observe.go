@@ -119,6 +119,8 @@ func (o *observer) close() {
 //	flags_error     Message, ExitCode
 //	stdin           Text (the raw line), Matched / MatchedStep
 //	stdin_closed    (nothing more)
+//	stdin_unread    (nothing more: this CLI reads no stdin, as codex exec
+//	                resume with a prompt argument)
 //	signal          Signal, Action
 //	fault           Fault, Params, Detail
 //	out, err        Bytes, Step

@@ -141,10 +141,7 @@ func (e *engine) run() int {
 		case transcript.OpStdinEOF:
 			f = e.stdinEOF()
 		case transcript.OpDelay:
-			f = e.sleep(e.p.timing.delay(st.DelayMS))
-			if f == flowNone {
-				e.pc++
-			}
+			f = e.delayStep(st)
 		case transcript.OpLabel:
 			e.pc++
 		case transcript.OpGoto:
@@ -329,7 +326,7 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 	}
 	for {
 		var inCh chan inLine
-		if !e.in.eof && (kind != waitTime || e.c != nil) {
+		if !e.in.eof && (kind != waitTime || e.c != nil || e.delayCases()) {
 			inCh = e.in.ch
 		}
 		if kind != waitTime && e.in.eof {
@@ -360,6 +357,10 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 				return flowNone, m
 			}
 			if e.c == nil {
+				if kind == waitTime && e.delayCases() && e.matches(&e.steps[e.pc], m) {
+					e.held = append(e.held, m)
+					return flowNone, nil
+				}
 				e.logStdin(m, "ignored")
 				continue
 			}
@@ -491,6 +492,69 @@ func (e *engine) inEOF(st *transcript.Step) flow {
 	return flowNone
 }
 
+// delayStep sleeps a delay_ms step. With cases, a stdin line matching one
+// of them (held from before the delay, or arriving during it) ends the
+// sleep and the replay jumps to that case's label.
+func (e *engine) delayStep(st *transcript.Step) flow {
+	if f, ok := e.takeDelayCase(st); ok {
+		return f
+	}
+	if f := e.sleep(e.p.timing.delay(st.DelayMS)); f != flowNone {
+		return f
+	}
+	if f, ok := e.takeDelayCase(st); ok {
+		return f
+	}
+	e.pc++
+	return flowNone
+}
+
+// delayCases reports whether the replay stands at a delay with cases.
+func (e *engine) delayCases() bool {
+	return e.pc >= 0 && e.pc < len(e.steps) && e.steps[e.pc].Op == transcript.OpDelay && len(e.steps[e.pc].Cases) > 0
+}
+
+// delayCase returns the first case of a delay step that a stdin line
+// matches.
+func (e *engine) delayCase(st *transcript.Step, m *stdinMsg) (transcript.Case, bool) {
+	if m.obj == nil {
+		return transcript.Case{}, false
+	}
+	for _, c := range st.Cases {
+		if ok, _ := transcript.Match(c.Match, m.obj, e.vars); ok {
+			return c, true
+		}
+	}
+	return transcript.Case{}, false
+}
+
+// takeDelayCase takes a held line that one of a delay step's cases
+// matches: its captures are stored and the replay jumps to the case.
+func (e *engine) takeDelayCase(st *transcript.Step) (flow, bool) {
+	for i, m := range e.held {
+		c, ok := e.delayCase(st, m)
+		if !ok {
+			continue
+		}
+		e.held = append(e.held[:i], e.held[i+1:]...)
+		e.logStdin(m, st.Line)
+		e.reanchor(st)
+		for name, ptr := range st.Capture {
+			if v, ok := transcript.Lookup(m.obj, ptr); ok {
+				e.vars[name] = v
+			}
+		}
+		if e.c != nil {
+			if f := e.c.consumed(e, st, m); f == flowEnd {
+				return f, true
+			}
+		}
+		e.pc = e.labels[c.Goto]
+		return flowJump, true
+	}
+	return flowNone, false
+}
+
 // stdinEOF waits for stdin to close.
 func (e *engine) stdinEOF() flow {
 	st := &e.steps[e.pc]
@@ -513,6 +577,10 @@ func (e *engine) reanchor(st *transcript.Step) {
 
 // matches reports whether a stdin line is what an "in" step expects.
 func (e *engine) matches(st *transcript.Step, m *stdinMsg) bool {
+	if st.Op == transcript.OpDelay {
+		_, ok := e.delayCase(st, m)
+		return ok
+	}
 	if st.Match != nil {
 		if m.obj == nil {
 			return false
@@ -595,14 +663,19 @@ func (e *engine) heldForNext() bool {
 	return false
 }
 
-// nextIn returns the "in" step the replay reaches next without waiting
-// (past out, err, label and on_signal steps and delays), or nil.
+// nextIn returns the step that reads stdin next without the replay
+// waiting for anything else (past out, err, label and on_signal steps and
+// delays): an "in" step, or a delay with cases; nil when there is none.
 func (e *engine) nextIn() *transcript.Step {
 	for i := e.pc; i >= 0 && i < len(e.steps); i++ {
 		switch e.steps[i].Op {
 		case transcript.OpIn:
 			return &e.steps[i]
-		case transcript.OpOut, transcript.OpErr, transcript.OpLabel, transcript.OpOnSignal, transcript.OpDelay:
+		case transcript.OpDelay:
+			if len(e.steps[i].Cases) > 0 {
+				return &e.steps[i]
+			}
+		case transcript.OpOut, transcript.OpErr, transcript.OpLabel, transcript.OpOnSignal:
 		default:
 			return nil
 		}

@@ -241,7 +241,7 @@ func TestPermission(t *testing.T) {
 			switch perm {
 			case PermissionAllow:
 				in, _ := json.Marshal(payload["updatedInput"])
-				if !strings.Contains(string(in), "touch created-by-tool.txt") {
+				if !strings.Contains(string(in), `"command":"touch created.txt"`) {
 					t.Errorf("updatedInput %s is not the original input", in)
 				}
 			case PermissionDeny:

@@ -267,7 +267,7 @@ func TestWholeBlocksWithoutPartialMessages(t *testing.T) {
 		}
 		text += c.Content
 	}
-	if want := "I'll check the go directive in go.mod.go.mod asks for Go 1.26."; text != want {
+	if want := "I'll run the command.It printed `hi`."; text != want {
 		t.Errorf("text %q, want %q", text, want)
 	}
 }
@@ -315,7 +315,7 @@ func TestSendAfterSessionEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := s.Prompt(t.Context(), "hi")
-	if err != nil || res.OK || !res.SessionEnded || !strings.Contains(res.Error, "400 Bad Request") {
+	if err != nil || res.OK || !res.SessionEnded || !strings.Contains(res.Error, "invalid request (agentconform mock)") {
 		t.Fatalf("turn: %+v, %v", res, err)
 	}
 	if _, err := s.Send(t.Context(), "again"); !errors.Is(err, ErrSessionEnded) {

@@ -171,7 +171,7 @@ var defs = []*faultDef{
 			intParam("bytes", 0, 1<<62, "4096", true, "stdout bytes written before the cut"),
 		}},
 	{name: "pipe_cut", kind: "pipe", wrap: wrapPipeCut,
-		desc: "Cuts the first stdout line longer than N bytes after its first N bytes (a multiple of 64 KiB) and loses the rest of stdout, and goes on: stderr, the timing and the exit status stay the transcript's, so a successful run exits 0 with no final event. A quirk of the real Gemini CLI on a pipe: it calls process.exit right after its last write, without draining stdout, and what is still queued behind the full 64 KiB pipe buffer is lost. Catches adapters that take exit 0 for a complete stream.",
+		desc: "Cuts the first stdout line longer than N bytes after its first N bytes (a multiple of 64 KiB) and loses the rest of stdout, and goes on: stderr, the timing and the exit status stay the transcript's, so a successful run exits 0 with no final event. A quirk of the real Gemini CLI on a pipe: it calls process.exit right after its last write, without draining stdout, and what is still queued behind the full 64 KiB pipe buffer is lost (captured on 0.61.0: 196608 bytes into a 400 KB tool_result line, no result, exit 0). Catches adapters that take exit 0 for a complete stream, and adapters that wait for a result that never comes.",
 		params: []paramDef{
 			{name: "at", kind: kindInt, min: 64 << 10, max: 1 << 62, multiple: 64 << 10, dflt: "65536", fixed: true,
 				meaning: "bytes of the cut line that get through (a multiple of 65536, the Linux pipe buffer)"},
