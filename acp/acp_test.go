@@ -108,7 +108,7 @@ func TestCheck(t *testing.T) {
 		lines []string
 		want  []string
 	}{
-		"correct": {[]string{cInit, aInit, cNew, aNew, cPrompt, aTool, aToolOK, aText, aEnd}, nil},
+		"correct":   {[]string{cInit, aInit, cNew, aNew, cPrompt, aTool, aToolOK, aText, aEnd}, nil},
 		"cancelled": {[]string{cInit, aInit, cNew, aNew, cPrompt, aTool, cCancel, aCancel}, nil},
 		"permission rejected leaves the tool pending": {[]string{cInit, aInit, cNew, aNew, cPrompt, aPerm, cPermNo, aText, aEnd}, nil},
 		"end_turn after cancel": {[]string{cInit, aInit, cNew, aNew, cPrompt, aTool, cCancel, aToolOK, aEnd},
@@ -122,13 +122,13 @@ func TestCheck(t *testing.T) {
 		"bad stop reason": {[]string{cInit, aInit, cNew, aNew, cPrompt, `a {"jsonrpc":"2.0","id":2,"result":{"stopReason":"done"}}`},
 			[]string{RuleSchema.ID, RuleStopReason.ID}},
 		"answered twice": {[]string{cInit, aInit, cNew, aNew, cPrompt, aEnd, aEnd}, []string{RuleResponsePairs.ID}},
-		"unknown id": {[]string{cInit, aInit, cNew, aNew, `a {"jsonrpc":"2.0","id":9,"result":{}}`}, []string{RuleResponsePairs.ID}},
+		"unknown id":     {[]string{cInit, aInit, cNew, aNew, `a {"jsonrpc":"2.0","id":9,"result":{}}`}, []string{RuleResponsePairs.ID}},
 		// The second request with id 2 takes the first one's place: one
 		// answer goes to it, the other answers nothing, the first prompt
 		// has none.
 		"id reused": {[]string{cInit, aInit, cNew, aNew, cPrompt, strings.Replace(cPrompt, `"hi"`, `"again"`, 1), aEnd, aEnd},
 			[]string{RuleIDUnique.ID, RuleResponsePairs.ID, RuleStopReason.ID}},
-		"request never answered": {[]string{cInit, aInit, cNew}, []string{RuleAnswered.ID}},
+		"request never answered":   {[]string{cInit, aInit, cNew}, []string{RuleAnswered.ID}},
 		"prompt before initialize": {[]string{cNew, aNew, cInit, aInit}, []string{RuleInitializeFirst.ID, RuleInitializeFirst.ID}},
 		"unknown session": {[]string{cInit, aInit, cNew, aNew, strings.Replace(cPrompt, `"s1"`, `"s9"`, 1), `a {"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}`},
 			[]string{RuleSessionKnown.ID}},
@@ -136,10 +136,10 @@ func TestCheck(t *testing.T) {
 			[]string{RuleCancelNotification.ID}},
 		"permission not cancelled after cancel": {[]string{cInit, aInit, cNew, aNew, cPrompt, aPerm, cCancel, `c {"jsonrpc":"2.0","id":0,"result":{"outcome":{"outcome":"selected","optionId":"yes"}}}`, aCancel},
 			[]string{RulePermissionCancelled.ID}},
-		"load: history first": {[]string{cInit, aInit, cLoad, aText, aLoaded, cPrompt, aText, aEnd}, nil},
+		"load: history first":              {[]string{cInit, aInit, cLoad, aText, aLoaded, cPrompt, aText, aEnd}, nil},
 		"load: history after the response": {[]string{cInit, aInit, cLoad, aLoaded, aText, cPrompt, aEnd}, []string{RuleLoadHistory.ID}},
-		"not JSON-RPC": {[]string{cInit, aInit, `a Loading...`}, []string{RuleMessage.ID}},
-		"schema": {[]string{cInit, aInit, cNew, `a {"jsonrpc":"2.0","id":1,"result":{"sessionId":7}}`}, []string{RuleSchema.ID}},
+		"not JSON-RPC":                     {[]string{cInit, aInit, `a Loading...`}, []string{RuleMessage.ID}},
+		"schema":                           {[]string{cInit, aInit, cNew, `a {"jsonrpc":"2.0","id":1,"result":{"sessionId":7}}`}, []string{RuleSchema.ID}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := ruleIDs(t, session(tc.lines...), CheckOptions{})

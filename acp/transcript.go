@@ -192,7 +192,18 @@ func mergeInto(line string, match map[string]any) string {
 	if obj == nil {
 		obj = map[string]any{"jsonrpc": "2.0"}
 	}
+	// A response has a result or an error: the case's says which.
+	if _, ok := match["error"]; ok {
+		delete(obj, "result")
+	}
+	if _, ok := match["result"]; ok {
+		delete(obj, "error")
+	}
 	merge(obj, match)
+	if e, ok := obj["error"].(map[string]any); ok && len(e) == 0 {
+		// Any error: one the client could send.
+		obj["error"] = map[string]any{"code": CodeInternalError, "message": "an error of the client"}
+	}
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return line

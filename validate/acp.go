@@ -129,9 +129,9 @@ func streamACPLog(ctx context.Context, r io.Reader, name string, opts Options, r
 			Line *string
 		}
 		e := acp.Entry{}
-		if json.Unmarshal(raw, &rec) == nil && rec.Dir != "" && rec.Line != nil {
-			if rec.Dir != "in" && rec.Dir != "out" {
-				continue // meta records (a signal, an exit)
+		if json.Unmarshal(raw, &rec) == nil && rec.Dir != "" {
+			if rec.Dir != "in" && rec.Dir != "out" || rec.Line == nil {
+				continue // meta records (a start, a signal, an exit)
 			}
 			e = acp.NewEntry(acp.Agent, []byte(*rec.Line))
 			if rec.Dir == "in" {
