@@ -242,7 +242,7 @@ func judgeACPPromptAnswered(o *Observation) Outcome {
 				how += fmt.Sprintf(", even after session/cancel (%s)", w.line(p.Cancel))
 			}
 			if w.gaveUp {
-				how = fmt.Sprintf("none came: the agent wrote nothing for %v, and then nothing after session/cancel for %v", editor.Silence, editor.CancelWait)
+				how = fmt.Sprintf("none came: the agent wrote nothing and used no CPU for %v, and then wrote nothing after session/cancel for %v", editor.Silence, editor.CancelWait)
 			}
 			if w.exit != "" {
 				how += "; the agent then exited (" + w.exit + ")"
@@ -314,6 +314,11 @@ func judgeACPFailure(o *Observation) Outcome {
 	w := readACPWire(o)
 	if out, stop := acpNoWire(w); stop {
 		return out
+	}
+	if allTurnsCompleted(o) {
+		// The CLI completed every turn and failed only after (an exit
+		// status after its result): that is no turn's failure.
+		return Outcome{Skip: true, Actual: "every turn of the CLI completed; it failed only after them"}
 	}
 	// The turn the CLI fails is the last prompt that was answered (the
 	// cases fail the turn they run).

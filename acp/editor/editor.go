@@ -53,9 +53,11 @@ const (
 	// closed, and again after SIGTERM, before SIGKILL.
 	ExitWait = 3 * time.Second
 	// Silence is how long the editor waits for a session/prompt's response
-	// while the agent writes nothing at all; then it sends session/cancel,
-	// waits CancelWait more, and gives the turn up (a person would have
-	// stopped waiting long before the runner's deadline).
+	// while the agent writes nothing and uses no CPU, it and every process
+	// below it (Linux; elsewhere the editor waits for the runner's
+	// deadline): then it sends session/cancel, waits CancelWait more, and
+	// gives the turn up, as a person would long before the runner's
+	// deadline. An agent busy with a huge line is not silent.
 	Silence = 10 * time.Second
 )
 
@@ -536,6 +538,7 @@ func (e *editor) call(method string, params any) (*acp.Message, error) {
 		silence = t.C
 	}
 	var cancelAt time.Time
+	var cpu uint64
 	for {
 		select {
 		case m := <-ch:
@@ -548,12 +551,20 @@ func (e *editor) call(method string, params any) (*acp.Message, error) {
 			}
 			return nil, fmt.Errorf("the agent exited (%s) before it answered %s", e.exitHow, method)
 		case <-silence:
+			if ticks, ok := treeCPU(e.cmd.Process.Pid); !ok {
+				continue // cannot tell idle from busy: the runner's deadline decides
+			} else if ticks != cpu {
+				cpu = ticks
+				e.heardMu.Lock()
+				e.heard = time.Now() // busy: not silent
+				e.heardMu.Unlock()
+			}
 			e.heardMu.Lock()
 			quiet := time.Since(e.heard)
 			e.heardMu.Unlock()
 			switch {
 			case cancelAt.IsZero() && quiet >= Silence:
-				e.logf("the agent has written nothing for %v while session/prompt waits: session/cancel", quiet.Round(time.Second))
+				e.logf("the agent has written nothing and used no CPU for %v while session/prompt waits: session/cancel", quiet.Round(time.Second))
 				e.wireLog(map[string]any{"dir": "meta", "event": "silent", "ms": quiet.Milliseconds()})
 				cancelAt = time.Now()
 				e.interrupt()
@@ -562,7 +573,7 @@ func (e *editor) call(method string, params any) (*acp.Message, error) {
 				e.pendMu.Lock()
 				delete(e.pending, acp.IDKey(raw))
 				e.pendMu.Unlock()
-				return nil, fmt.Errorf("no response to session/prompt: the agent wrote nothing for %v, then did not answer session/cancel within %v", Silence, CancelWait)
+				return nil, fmt.Errorf("no response to session/prompt: the agent wrote nothing and used no CPU for %v, then did not answer session/cancel within %v", Silence, CancelWait)
 			}
 		}
 	}
