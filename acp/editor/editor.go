@@ -73,6 +73,28 @@ type Config struct {
 	Version string
 }
 
+// Subcommand is the first argument that makes a program the editor, with
+// "--agent" and the agent's command after it: `agentconform acp-editor
+// --agent CMD`, and a test binary whose TestMain calls ServeIfAsked.
+const Subcommand = "acp-editor"
+
+// Argv is the command line that starts exe as the editor in front of the
+// agent command agent (exe: agentconform, or a test binary whose TestMain
+// calls ServeIfAsked).
+func Argv(exe, agent string) []string { return []string{exe, Subcommand, "--agent", agent} }
+
+// ServeIfAsked makes a test binary the editor when it was started with
+// Argv: it runs the editor on the process's stdio and exits. Call it first
+// in TestMain (before fakecli.Main).
+func ServeIfAsked(version string) {
+	if len(os.Args) != 4 || os.Args[1] != Subcommand || os.Args[2] != "--agent" {
+		return
+	}
+	cfg := Config{Agent: os.Args[3], Agents: AgentsOf(os.Args[3]), Version: version,
+		WireLog: WireLogFor(os.Getenv("AGENTCONFORM_OBSERVE"))}
+	os.Exit(Run(context.Background(), cfg, os.Stdin, os.Stdout, os.Stderr))
+}
+
 // WireLogFor is the wire log's path for a case whose fakes log to
 // observe ("" when observe is "").
 func WireLogFor(observe string) string {

@@ -19,17 +19,9 @@ import (
 	"github.com/agentconform/agentconform/fakecli"
 )
 
-// editorArg, as the test binary's first argument, makes it the ACP editor
-// in front of the agent command that follows.
-const editorArg = "acptest-editor"
-
 // TestMain lets the test binary act as the fake CLIs and as the editor.
 func TestMain(m *testing.M) {
-	if _, fake := fakecli.IsFake(os.Args[0]); !fake && len(os.Args) == 3 && os.Args[1] == editorArg {
-		cfg := editor.Config{Agent: os.Args[2], Agents: editor.AgentsOf(os.Args[2]), Version: "test",
-			WireLog: editor.WireLogFor(os.Getenv(fakecli.EnvObserve))}
-		os.Exit(editor.Run(context.Background(), cfg, os.Stdin, os.Stdout, os.Stderr))
-	}
+	editor.ServeIfAsked("test")
 	fakecli.Main(m)
 }
 
@@ -52,8 +44,9 @@ func agentAdapter(t *testing.T, bugs string) conformance.Adapter {
 	if bugs != "" {
 		agent += " --bug " + bugs
 	}
+	argv := editor.Argv(exe, agent)
 	return conformance.Adapter{Name: "gemini_acp_agent " + bugs, Profile: "acp", Command: func(ctx context.Context) *exec.Cmd {
-		return exec.CommandContext(ctx, exe, editorArg, agent)
+		return exec.CommandContext(ctx, argv[0], argv[1:]...)
 	}}
 }
 
