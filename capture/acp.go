@@ -54,7 +54,7 @@ const ACPFlag = "--acp"
 const acpProtocolVersion = 1
 
 func geminiACP(s acpSession, extra ...string) proc {
-	return proc{args: append([]string{ACPFlag}, extra...), stdin: stdinJSON, acp: &s}
+	return proc{args: append([]string{ACPFlag}, extra...), stdin: stdinRPC, acp: &s}
 }
 
 // acpScenarios are the scenarios of Gemini CLI's ACP mode: the compliance

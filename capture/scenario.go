@@ -45,6 +45,9 @@ const (
 	stdinClosed
 	// stdinJSON is Claude's stream-json input, written by the driver.
 	stdinJSON
+	// stdinRPC is the client's side of a JSON-RPC session (ACP), written
+	// by the driver (acp.go).
+	stdinRPC
 )
 
 // interruptMode is how the driver interrupts a running tool.
