@@ -45,7 +45,10 @@ func TestACPProfile(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: t.TempDir(), Baseline: bl})
+	// A longer deadline than the zoo's: the agent passes a 64 MiB line
+	// through Node twice (the SDK, then ACP), which takes most of 20 s on
+	// a loaded machine.
+	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: 3 * batteryTimeout, WorkDir: t.TempDir(), Baseline: bl})
 	if err != nil {
 		t.Fatal(err)
 	}

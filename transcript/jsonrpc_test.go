@@ -43,11 +43,11 @@ func TestRPCConverter(t *testing.T) {
 		t.Errorf("names %q %q", c.Name("r-1"), c.Name(json.Number("0")))
 	}
 	for in, want := range map[string]string{
-		`{"jsonrpc":"2.0","id":"r-1","result":{"x":{"id":"r-1"}}}`:   `{"jsonrpc":"2.0","id":{{json:rpc1}},"result":{"x":{"id":"r-1"}}}`,
+		`{"jsonrpc":"2.0","id":"r-1","result":{"x":{"id":"r-1"}}}`:     `{"jsonrpc":"2.0","id":{{json:rpc1}},"result":{"x":{"id":"r-1"}}}`,
 		`{"jsonrpc":"2.0","id":"r-1","error":{"code":1,"message":""}}`: `{"jsonrpc":"2.0","id":{{json:rpc1}},"error":{"code":1,"message":""}}`,
 		`{"jsonrpc":"2.0","id":"r-1","method":"x"}`:                    `{"jsonrpc":"2.0","id":"r-1","method":"x"}`,
-		`{"jsonrpc":"2.0","id":"other","result":{}}`:                    `{"jsonrpc":"2.0","id":"other","result":{}}`,
-		`{"result":{},"jsonrpc":"2.0", "id" : "r-1"}`:                   `{"result":{},"jsonrpc":"2.0", "id" : {{json:rpc1}}}`,
+		`{"jsonrpc":"2.0","id":"other","result":{}}`:                   `{"jsonrpc":"2.0","id":"other","result":{}}`,
+		`{"result":{},"jsonrpc":"2.0", "id" : "r-1"}`:                  `{"result":{},"jsonrpc":"2.0", "id" : {{json:rpc1}}}`,
 	} {
 		if got := c.Template(in); got != want {
 			t.Errorf("Template(%s) = %s, want %s", in, got, want)

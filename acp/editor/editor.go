@@ -189,7 +189,8 @@ type editor struct {
 	heard   time.Time // when the agent last wrote a line
 
 	turnMu    sync.Mutex
-	turnDone  chan struct{} // closed when the running turn wrote its turn_end
+	turnDone  chan struct{} // closed when the running turn's goroutine returned
+	turnOver  bool          // the running turn wrote its turn_end
 	cancelled bool          // session/cancel was sent for the running turn
 }
 
@@ -210,16 +211,16 @@ func (e *editor) record(v any) {
 	e.out.Write(append(b, '\n'))
 }
 
-// event writes raw JSON as an event line.
+// event writes raw JSON (a value from one line of the agent: no newline
+// in it) as an event line.
 func (e *editor) event(raw json.RawMessage) {
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.IndexByte(raw, '\n') >= 0 {
 		return
 	}
 	e.outMu.Lock()
 	defer e.outMu.Unlock()
-	buf.WriteByte('\n')
-	e.out.Write(buf.Bytes())
+	e.out.Write(append(raw[:len(raw):len(raw)], '\n'))
 }
 
 // wireLog appends one record to the wire log.
@@ -235,6 +236,11 @@ func (e *editor) wireLog(rec map[string]any) {
 }
 
 func (e *editor) turnEnd(ok bool, reason, errText string) {
+	// The turn is over once its turn_end is out: a close that follows it
+	// is no close during a turn.
+	e.turnMu.Lock()
+	e.turnOver = true
+	e.turnMu.Unlock()
 	rec := map[string]any{"agentconform": "turn_end", "ok": ok, "session_id": e.session}
 	if errText != "" {
 		rec["error"] = errText
@@ -249,7 +255,7 @@ func (e *editor) turnEnd(ok bool, reason, errText string) {
 func (e *editor) startTurn(run func()) {
 	done := make(chan struct{})
 	e.turnMu.Lock()
-	e.turnDone, e.cancelled = done, false
+	e.turnDone, e.cancelled, e.turnOver = done, false, false
 	e.turnMu.Unlock()
 	go func() {
 		defer close(done)
@@ -270,7 +276,7 @@ func (e *editor) waitTurn() {
 func (e *editor) running() bool {
 	e.turnMu.Lock()
 	defer e.turnMu.Unlock()
-	if e.turnDone == nil {
+	if e.turnDone == nil || e.turnOver {
 		return false
 	}
 	select {
