@@ -495,7 +495,7 @@ func (e *editor) dispatch(line []byte) {
 // no terminal) with "Method not found".
 func (e *editor) answer(m *acp.Message) {
 	if m.Method != acp.MethodRequestPermission {
-		e.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": acp.CodeMethodNotFound,
+		e.send(message{JSONRPC: "2.0", ID: m.ID, Error: map[string]any{"code": acp.CodeMethodNotFound,
 			"message": `"Method not found": ` + m.Method, "data": map[string]any{"method": m.Method}}})
 		return
 	}
@@ -525,11 +525,22 @@ func (e *editor) answer(m *acp.Message) {
 			}
 		}
 	}
-	e.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": outcome}})
+	e.send(message{JSONRPC: "2.0", ID: m.ID, Result: map[string]any{"outcome": outcome}})
+}
+
+// message is one JSON-RPC message the editor sends, its keys in the order
+// the ACP libraries write them.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  any             `json:"params,omitempty"`
+	Result  any             `json:"result,omitempty"`
+	Error   any             `json:"error,omitempty"`
 }
 
 // send writes one message to the agent.
-func (e *editor) send(v any) error {
+func (e *editor) send(v message) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -556,7 +567,7 @@ func (e *editor) call(method string, params any) (*acp.Message, error) {
 	ch := make(chan *acp.Message, 1)
 	e.pending[acp.IDKey(raw)] = ch
 	e.pendMu.Unlock()
-	if err := e.send(map[string]any{"jsonrpc": "2.0", "id": raw, "method": method, "params": params}); err != nil {
+	if err := e.send(message{JSONRPC: "2.0", ID: raw, Method: method, Params: params}); err != nil {
 		return nil, err
 	}
 	var silence <-chan time.Time
@@ -616,7 +627,7 @@ func (e *editor) interrupt() {
 	e.turnMu.Lock()
 	e.cancelled = true
 	e.turnMu.Unlock()
-	if err := e.send(map[string]any{"jsonrpc": "2.0", "method": acp.MethodSessionCancel, "params": map[string]any{"sessionId": e.session}}); err != nil {
+	if err := e.send(message{JSONRPC: "2.0", Method: acp.MethodSessionCancel, Params: map[string]any{"sessionId": e.session}}); err != nil {
 		e.logf("session/cancel: %v", err)
 	}
 }
