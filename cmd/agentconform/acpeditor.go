@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -56,6 +58,22 @@ func runACPEditor(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	cfg := editor.Config{Agent: *agent, Agents: drives, Version: conformance.Version,
 		WireLog: editor.WireLogFor(os.Getenv(fakecli.EnvObserve))}
 	return editor.Run(ctx, cfg, stdin, stdout, stderr)
+}
+
+// fakeCLIOf is the CLI an agent command starts when its program is one of
+// the CLIs the runner fakes ("" otherwise).
+func fakeCLIOf(command string) string {
+	fields := strings.Fields(command)
+	if len(fields) == 0 {
+		return ""
+	}
+	name := filepath.Base(strings.Trim(fields[0], `'"`))
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		if name == cli {
+			return cli
+		}
+	}
+	return ""
 }
 
 // acpAdapter is the adapter `run --profile acp` judges: this executable's

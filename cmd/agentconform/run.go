@@ -103,6 +103,9 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	case *profile == "acp" && *adapter == "":
 		return runUsageError(stderr, fmt.Errorf("--profile acp needs --adapter, the command that starts the ACP agent"))
 	case *profile == "acp":
+		if cli := fakeCLIOf(*adapter); cli != "" {
+			return runUsageError(stderr, fmt.Errorf("--profile acp --adapter %q: with the fakes first on PATH, %s is agentconform's fake %s, not an agent under test (the fake answers --acp for ACP clients; judge an agent that wraps the CLI)", *adapter, cli, cli))
+		}
 		adapters = append(adapters, acpAdapter(self, *adapter))
 	case *adapter != "":
 		adapters = append(adapters, conformance.ShellAdapter(*adapter))
