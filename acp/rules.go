@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentconform/agentconform/finding"
 )
@@ -245,9 +246,13 @@ func sortFindings(fs []finding.Finding) {
 	})
 }
 
+// clip shortens s to about n bytes, on a character boundary.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "..."
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentconform/agentconform/acp"
 	"github.com/agentconform/agentconform/fixtures/acpfixtures"
@@ -777,9 +778,13 @@ func (r *acpReplay) finish(code int) int {
 	return code
 }
 
+// clipText shortens s to about n bytes, on a character boundary.
 func clipText(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "..."
 }
