@@ -68,6 +68,9 @@ type plan struct {
 	settings    settings
 	// files are seeded into the project directory, by relative path.
 	files map[string]string
+	// appServer, when set, replaces procs: `codex app-server` processes
+	// driven over JSON-RPC (appserver.go).
+	appServer []asProc
 }
 
 // proc is one process of a plan (Codex and Gemini resume in a second one).
@@ -159,14 +162,9 @@ func chunks(n int, size int, seed string) []string {
 }
 
 // Scenarios lists every scenario, the compliance ones first, those of
-// Gemini CLI's ACP mode last.
+// Codex's app-server and of Gemini CLI's ACP mode last.
 func Scenarios() []Scenario {
-	return append(streamScenarios(), acpScenarios()...)
-}
-
-// streamScenarios are the scenarios of the CLIs' JSON streams.
-func streamScenarios() []Scenario {
-	return []Scenario{
+	return append([]Scenario{
 		{Name: "plain-text", Compliance: true, Summary: "a text answer, no tools", plan: func(cli string) *plan {
 			return &plan{
 				description: "A plain text answer streamed in two chunks; no tools.",
@@ -342,7 +340,7 @@ func streamScenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
-	}
+	}, append(appServerScenarios(), acpScenarios()...)...)
 }
 
 func textIf(ok bool, s string) []string {

@@ -68,8 +68,9 @@ var pipeFaults = []struct {
 // Generate builds the default cases for the given agents from the
 // embedded fixtures: every fixture as recorded, interrupts (the interrupt
 // fixtures and a sweep over the single-tool fixture), the line-size
-// ladder, process-lifecycle faults, unknown events and fields, and the
-// permission policies.
+// ladder, process-lifecycle faults, unknown events and fields, the
+// permission policies, and (cases_recovery.go) start-up and timing, the
+// next turn after a failure, and resume.
 func Generate(agents []string) ([]*Case, error) { return generate(agents, nil) }
 
 // generate is Generate with the CLIs in versions at those versions
@@ -98,6 +99,10 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 			scenario := path.Base(fx.Name)
 			c := &Case{ID: fx.Name, Agent: agent, Fixture: fx.Name, Permission: "allow",
 				Prompts: Prompts(t), Description: t.Header.Description}
+			if recoveryFixture(c, scenario) {
+				cases = append(cases, c)
+				continue
+			}
 			switch {
 			case scenario == "interrupt":
 				c.Interrupt = &InterruptPlan{AfterEvents: 1}
@@ -164,6 +169,8 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 				cases = append(cases, &deny)
 			}
 		}
+		cases = append(cases, recoveryCases(agent, byName)...)
+		cases = append(cases, startupCases(agent, byName)...)
 		base := agent + "/single-tool"
 		t := byName[base]
 		if t == nil {
@@ -226,7 +233,11 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 	for _, c := range cases {
 		pinCase(c, versions[c.Agent], false)
 	}
-	return cases, nil
+	as, err := appServerCases(agents) // appserver.go
+	if err != nil {
+		return nil, err
+	}
+	return append(cases, as...), nil
 }
 
 // Prompts returns the prompts the runner sends for a transcript, one per

@@ -86,6 +86,12 @@ func judgeStdinClosed(o *Observation) Outcome {
 			// was not waiting on stdin.
 			continue
 		}
+		if !wrote[s.PID] && strings.Contains(o.Case.Faults, "start_delay") {
+			continue // still loading when it was stopped: it read nothing yet
+		}
+		if o.Case.Agent == "codex" && !codexReadsStdin(s.Argv) {
+			continue // exec resume with a prompt reads no stdin
+		}
 		if !closed[s.PID] {
 			return failf("stdin closed (EOF) for every CLI process", "%s (pid %d) never saw stdin close: the real CLI waits for EOF before it starts, and hangs", strings.Join(s.Argv, " "), s.PID)
 		}
@@ -237,9 +243,10 @@ func judgePrompt(o *Observation) Outcome {
 	}
 	if len(text) == 0 {
 		for _, r := range o.Fake {
-			if r.PID == pid && (r.Kind == "flags_error" || r.Kind == "exit" && r.Signal != "") {
-				// It refused its arguments, or died, before it read
-				// stdin: what the prompt was cannot be seen.
+			if r.PID == pid && (r.Kind == "flags_error" || r.Kind == "session_error" || r.Kind == "exit" && r.Signal != "") {
+				// It refused its arguments or its session, or died,
+				// before it read stdin: what the prompt was cannot be
+				// seen.
 				return Outcome{Skip: true, Actual: "the CLI ended before it read its stdin"}
 			}
 		}

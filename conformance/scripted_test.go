@@ -97,6 +97,19 @@ var scriptedAdapters = []scriptedAdapter{
 	{file: "daemon-leak.py", cases: []string{"codex/plain-text"},
 		want: each([]string{"codex/plain-text"}, Fail, "lifecycle/no-stray-process")},
 
+	// A fixed start-up timeout: a slow start taken for a failure, and the
+	// CLI given up on left running (on a slow start it may have ended by
+	// itself when the leftovers are looked for: only the hang is sure).
+	{file: "handshake-timeout.mjs", cases: []string{"codex/plain-text/slow-start", "gemini/plain-text/hangs-at-start", "codex/plain-text"},
+		want: merge(each([]string{"codex/plain-text/slow-start"}, Fail, "lifecycle/reports-success"),
+			each([]string{"gemini/plain-text/hangs-at-start"}, Fail, "lifecycle/reaps-cli"))},
+	// --session-id on every turn: the CLI refuses the id of a session that
+	// exists.
+	{file: "session-id-per-turn.py", cases: []string{"claude/multi-turn", "claude/multi-turn/resume", "claude/plain-text"},
+		want: merge(each([]string{"claude/multi-turn"}, Fail, "lifecycle/same-session", "lifecycle/reports-success"),
+			each([]string{"claude/multi-turn/resume"}, Fail, "invocation/resume-session", "lifecycle/reports-success"),
+			each([]string{"claude/multi-turn"}, Informational, "invocation/claude-stdin"))},
+
 	// Correct adapters the judge once failed.
 	// Names, ids and result shapes of its own (unified profile).
 	{file: "unified-renamed.py", cases: []string{"codex/single-tool", "codex/multi-tool", "codex/tool-error", "codex/file-change", "codex/multi-turn", "codex/todo-list"}},

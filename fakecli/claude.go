@@ -60,28 +60,9 @@ func runClaude(p *proc) int {
 		return p.harnessError(err)
 	}
 	here := cwd()
-	var ses *session
-	switch {
-	case f.resumeSet:
-		if !isUUID(f.resume) {
-			return p.flagsError(claudeResumeError(f.resume), 1)
-		}
-		if ses, err = st.get("claude", f.resume); err != nil {
-			return p.harnessError(err)
-		}
-		if ses == nil {
-			ses = recorded("claude", ref, f.resume, here, "session_id")
-		}
-		if ses == nil {
-			return p.flagsError("No conversation found with session ID: "+f.resume, 1)
-		}
-	case f.continueLast:
-		if ses, err = st.latest("claude", here); err != nil {
-			return p.harnessError(err)
-		}
-		if ses == nil {
-			return p.flagsError("No conversation found to continue", 1)
-		}
+	ses, code, ok := claudeResolve(p, &f, st, ref, here)
+	if !ok {
+		return code
 	}
 	if ses != nil {
 		ref = ses.Transcript
@@ -143,6 +124,7 @@ func runClaude(p *proc) int {
 	if sid == "" {
 		sid = newUUID(rng)
 	}
+	p.logSession(sid, ses != nil && !f.forkSession)
 	if !f.noSessionPersistence {
 		rec := &session{CLI: "claude", ID: sid, Transcript: ref, Next: part + 1, Cwd: here}
 		if ses != nil && !f.forkSession {
@@ -335,9 +317,13 @@ type claudeState struct {
 	toolNames map[string]string
 
 	turnActive bool
-	turnStart  time.Time
-	openTools  []string
-	results    int
+	// deferredInterrupt is the request id of an interrupt that came after
+	// a user message still waiting for its turn: the real CLI reads stdin
+	// in order, so that turn starts and the interrupt ends it.
+	deferredInterrupt string
+	turnStart         time.Time
+	openTools         []string
+	results           int
 	// pendingPerm is the request id of a can_use_tool the client has not
 	// answered yet; skipPerm says one was withheld (no stdio prompt tool),
 	// so the next "in" for its answer takes the deny branch.
@@ -665,6 +651,11 @@ func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow
 				c.pendingEcho = c.replayEcho(m)
 			}
 		}
+		if id := c.deferredInterrupt; id != "" {
+			c.deferredInterrupt = ""
+			e.pc++ // into the turn, which the interrupt ends
+			return c.interrupt(e, id, false)
+		}
 	case "control_response":
 		if resp, ok := m.obj["response"].(map[string]any); ok && c.pendingPerm != "" && resp["request_id"] == c.pendingPerm {
 			c.pendingPerm = ""
@@ -840,6 +831,12 @@ func (c *claudeState) control(e *engine, m *stdinMsg) flow {
 	case "interrupt":
 		if c.turnActive {
 			return c.interrupt(e, id, false)
+		}
+		for _, h := range e.held {
+			if h.typ == "user" {
+				c.deferredInterrupt = id
+				return flowNone
+			}
 		}
 		return c.success(e, id, map[string]any{"still_queued": []any{}})
 	case "set_permission_mode":

@@ -20,6 +20,9 @@ const codexVersion = "0.169.0"
 
 // runCodex is the codex personality: `codex exec`, one turn per process.
 func runCodex(p *proc) int {
+	if len(p.args) > 0 && p.args[0] == "app-server" {
+		return runCodexAppServer(p, p.args[1:]) // codex_appserver.go
+	}
 	ref, err := transcriptRef("codex", p.env)
 	if err != nil {
 		return p.harnessError(err)
@@ -69,7 +72,7 @@ func runCodex(p *proc) int {
 		prompt = f.prompt
 	}
 	switch {
-	case f.resume && prompt != "":
+	case !codexReadsStdin(&f):
 		// The prompt is the argument; stdin stays unread, and a client
 		// may leave it open.
 		p.obs.log("stdin_unread")
@@ -116,30 +119,12 @@ func runCodex(p *proc) int {
 		return p.harnessError(err)
 	}
 	here := cwd()
-	var ses *session
-	if f.resume {
-		if f.last {
-			filter := here
-			if f.all {
-				filter = ""
-			}
-			if ses, err = st.latest("codex", filter); err != nil {
-				return p.harnessError(err)
-			}
-		} else {
-			if ses, err = st.get("codex", f.resumeID); err != nil {
-				return p.harnessError(err)
-			}
-			if ses == nil {
-				ses = recorded("codex", ref, f.resumeID, here, "thread_id")
-			}
-			if ses == nil {
-				return p.flagsError(fmt.Sprintf("Error: thread/resume: thread/resume failed: no rollout found for thread id %s (code -32600)", f.resumeID), 1)
-			}
-		}
-		if ses != nil {
-			ref = ses.Transcript
-		}
+	ses, code, ok := codexResolve(p, &f, st, ref, here)
+	if !ok {
+		return code
+	}
+	if ses != nil {
+		ref = ses.Transcript
 	}
 	t, err := loadRef("codex", ref)
 	if err != nil {
@@ -158,6 +143,7 @@ func runCodex(p *proc) int {
 	if sid == "" {
 		sid = newUUID(p.rng("codex", ref))
 	}
+	p.logSession(sid, ses != nil)
 	if !f.ephemeral {
 		rec := &session{CLI: "codex", ID: sid, Transcript: ref, Next: part + 1, Cwd: here, Title: firstLine(prompt)}
 		if ses != nil {

@@ -104,7 +104,7 @@ func TestFlagErrors(t *testing.T) {
 			stderr: "The flags --resume, --session-id, and --session-file are mutually exclusive. Please provide only one." + geminiUsage1, prefix: true, code: 1},
 		{name: "resume unknown", cli: "gemini", args: []string{"--resume", "nonexistent", "-p", "x", "-o", "stream-json"},
 			stderr: "Error resuming session: No previous sessions found for this project.\n", code: 42},
-		{name: "resume latest without sessions", cli: "gemini", args: []string{"--resume", "-p", "x"},
+		{name: "resume an id without sessions", cli: "gemini", args: []string{"--resume", uuidB, "-p", "x"},
 			stderr: "Error resuming session: No previous sessions found for this project.\n", code: 42},
 		{name: "unknown argument", cli: "gemini", args: []string{"--auto-edit", "-p", "x"},
 			stderr: "Unknown argument: auto-edit" + geminiUsage1, prefix: true, code: 1},

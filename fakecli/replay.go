@@ -46,6 +46,9 @@ type engine struct {
 	// c is Claude's state (control layer, turns, interrupts); nil for the
 	// other CLIs.
 	c *claudeState
+	// rpc is `codex app-server`'s JSON-RPC layer (codex_appserver.go);
+	// nil for the other personalities.
+	rpc *appServerState
 	// format turns stream lines into another output format (Claude text
 	// and json, Gemini text and json, Codex without --json); nil writes
 	// the lines as they are.
@@ -256,7 +259,7 @@ func (e *engine) errLine(st *transcript.Step) flow {
 // and (Claude) stdin lines that arrived meanwhile.
 func (e *engine) poll() flow {
 	var inCh chan inLine
-	if e.c != nil && !e.in.eof {
+	if (e.c != nil || e.rpc != nil) && !e.in.eof {
 		inCh = e.in.ch
 	}
 	for {
@@ -271,6 +274,12 @@ func (e *engine) poll() flow {
 			if !ok {
 				e.sawEOF()
 				inCh = nil
+				continue
+			}
+			if e.rpc != nil {
+				if f := e.rpc.dispatch(e, decodeLine(l), nil); f != flowNone {
+					return f
+				}
 				continue
 			}
 			if f := e.c.dispatch(e, decodeLine(l), nil); f != flowNone {
@@ -318,6 +327,11 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 	if kind == waitTime && e.heldForNext() {
 		return flowNone, nil
 	}
+	if e.rpc != nil && e.in.eof && kind != waitEOF {
+		// The app-server's stdin is closed: it has written what needed no
+		// wait, and exits instead of waiting.
+		return e.rpc.eof(e), nil
+	}
 	var timer <-chan time.Time
 	if d >= 0 {
 		t := time.NewTimer(d)
@@ -331,6 +345,10 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 		}
 		if kind != waitTime && e.in.eof {
 			return flowNone, nil // stdin is at EOF: no line will come
+		}
+
+		if e.rpc != nil && !e.in.eof {
+			inCh = e.in.ch // the app-server reads stdin while it sleeps too
 		}
 		select {
 		case <-e.p.endCh:
@@ -349,12 +367,24 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 				if kind != waitTime {
 					return flowNone, nil
 				}
+				if e.rpc != nil {
+					return e.rpc.eof(e), nil // the app-server waits no more
+				}
 				continue
 			}
 			blocked = true
 			m := decodeLine(l)
 			if kind == waitLine {
 				return flowNone, m
+			}
+			if e.rpc != nil {
+				if f := e.rpc.dispatch(e, m, nil); f != flowNone {
+					return f, nil
+				}
+				if e.heldForNext() {
+					return flowNone, nil
+				}
+				continue
 			}
 			if e.c == nil {
 				if kind == waitTime && e.delayCases() && e.matches(&e.steps[e.pc], m) {
@@ -425,6 +455,9 @@ func (e *engine) inStep(st *transcript.Step) flow {
 			return f
 		}
 		if m == nil {
+			if e.rpc != nil {
+				return e.rpc.eof(e)
+			}
 			if e.eofAgain() {
 				return e.eofLoop()
 			}
@@ -432,6 +465,15 @@ func (e *engine) inStep(st *transcript.Step) flow {
 		}
 		if e.matches(st, m) {
 			return e.consume(st, m)
+		}
+		if e.rpc != nil {
+			if f := e.rpc.dispatch(e, m, st); f != flowNone {
+				return f
+			}
+			if m := e.takeHeld(st); m != nil {
+				return e.consume(st, m)
+			}
+			continue
 		}
 		if e.c != nil {
 			if f := e.c.dispatch(e, m, st); f != flowNone {
@@ -586,7 +628,7 @@ func (e *engine) matches(st *transcript.Step, m *stdinMsg) bool {
 			return false
 		}
 		ok, _ := transcript.Match(st.Match, m.obj, e.vars)
-		return ok
+		return ok && (e.rpc == nil || e.rpc.threadKnown(m) == "")
 	}
 	return string(m.raw) == e.vars.Fill(st.Text) || strings.TrimSuffix(string(m.raw), "\r") == e.vars.Fill(st.Text)
 }
@@ -616,8 +658,8 @@ func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 		}
 	}
 	if e.c != nil {
-		if f := e.c.consumed(e, st, m); f == flowEnd {
-			return f
+		if f := e.c.consumed(e, st, m); f != flowNone {
+			return f // the end, or a jump (an interrupt that was waiting for the turn)
 		}
 	}
 	for _, c := range st.Cases {

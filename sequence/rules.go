@@ -49,7 +49,7 @@ const srcCodexItemsAtTurnEnd = "docs/protocols/codex.md#items-at-turn-end"
 var (
 	// ClaudeInitFirst: turn messages come only inside a turn opened by system/init.
 	ClaudeInitFirst = rule("claude/turn/init-first", finding.Must, srcClaudeOrder,
-		"A system/init message opens every turn: assistant, user and result messages come only after the turn's system/init (control messages, keep_alive and informational system messages may come before and between turns).")
+		"A system/init message opens every turn: assistant, user and result messages come only after the turn's system/init (control messages, keep_alive and informational system messages may come before and between turns; a run that fails before its first turn, with a startup_failure_reason or num_turns 0 as for an unknown --resume id, writes its error result alone).")
 	// ClaudeOneResult: one result per turn, and nothing of the turn after it.
 	ClaudeOneResult = rule("claude/turn/one-result", finding.Must, srcClaudeOrder,
 		"Exactly one result closes a turn: after it there is no second result and no assistant or user message until the next system/init opens a new turn (informational system messages, prompt_suggestion and rate_limit_event may follow it).")

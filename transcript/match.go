@@ -13,9 +13,9 @@ type Vars map[string]any
 // Fill replaces every {{name}} in s whose name is captured in v. A string
 // value is inserted JSON-escaped without quotes (so `"id":"{{req}}"` stays
 // valid JSON); any other value is inserted as its JSON text. {{json:name}}
-// inserts the value as JSON text whatever its type, a string with its
-// quotes: a JSON-RPC id, which the client may make a number or a string
-// (`"id":{{json:rpc1}}`). Unknown names are left as they are.
+// inserts the value's JSON text whatever its type, quotes included (a
+// JSON-RPC id echoed as `"id":{{json:id1}}`, string or number). Unknown
+// names are left as they are.
 func (v Vars) Fill(s string) string {
 	if len(v) == 0 || !strings.Contains(s, "{{") {
 		return s
@@ -33,11 +33,8 @@ func (v Vars) Fill(s string) string {
 			return b.String()
 		}
 		name := s[i+2 : i+2+j]
-		asJSON := false
-		if rest, ok := strings.CutPrefix(name, "json:"); ok {
-			name, asJSON = rest, true
-		}
-		val, ok := v[name]
+		asJSON := strings.HasPrefix(name, "json:")
+		val, ok := v[strings.TrimPrefix(name, "json:")]
 		b.WriteString(s[:i])
 		switch {
 		case !ok:
@@ -66,7 +63,7 @@ func render(val any) string {
 	return string(q)
 }
 
-// renderJSON is val as JSON text (a captured raw string is quoted too).
+// renderJSON is val's JSON text (a raw string as JSON, quoted).
 func renderJSON(val any) string {
 	if r, ok := val.(rawString); ok {
 		val = string(r)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
@@ -55,6 +56,9 @@ func streamV1(ctx context.Context, r io.Reader, name string, opts Options, repor
 	}
 	if acp.IsTranscript(t) && opts.Dialect == "" {
 		return res, validateACPTranscript(t, res, p.emit)
+	}
+	if appserver.IsTranscript(t) {
+		return appServerV1(t, name, opts, p, res)
 	}
 	d, derr := schemas.ParseDialect(t.Header.CLI)
 	if opts.Dialect != "" {

@@ -312,7 +312,7 @@ func printCatalog(w io.Writer) {
 	for _, c := range conformance.Catalog() {
 		fmt.Fprintf(w, "  %-6s %s\n         %s\n         Source: %s\n", c.Level, c.ID, c.Requirement, c.Source)
 	}
-	cases, err := conformance.Generate(conformance.CLIs)
+	cases, err := conformance.Generate(append(append([]string(nil), conformance.CLIs...), conformance.AgentAppServer))
 	if err != nil {
 		fmt.Fprintf(w, "cases: %v\n", err)
 		return

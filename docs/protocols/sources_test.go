@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/docs/protocols"
 	"github.com/agentconform/agentconform/finding"
@@ -45,6 +46,8 @@ func allRules() []finding.Rule {
 	}
 	ptrs = append(ptrs, sequence.AllRules...)
 	ptrs = append(ptrs, acp.Rules...)
+	ptrs = append(ptrs, appserver.Rules()...)
+	ptrs = append(ptrs, appserver.RuleTranscriptPaths)
 	for _, r := range ptrs {
 		out = append(out, *r)
 	}

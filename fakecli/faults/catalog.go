@@ -67,7 +67,8 @@ type paramDef struct {
 }
 
 // faultDef is one fault: its documentation and what it does. A fault has
-// steps (a step rewrite), wrap (a stdout writer), or both.
+// steps (a step rewrite), wrap (a stdout writer), or both; start_delay
+// has neither (the fake asks Plan.StartDelay).
 type faultDef struct {
 	name   string
 	kind   string
@@ -152,6 +153,11 @@ var defs = []*faultDef{
 		desc: "Throttles stdout to a number of bytes per second, writing big lines in pieces. Catches adapters that time out on big, slow lines.",
 		params: []paramDef{
 			intParam("bps", 1, 1<<40, "16384", true, "bytes (not bits) per second"),
+		}},
+	{name: "start_delay", kind: "pipe",
+		desc: "Keeps the process silent for a while when it starts, as a CLI that is slow to load (MCP servers, plugins, a cold disk): it reads nothing, writes nothing and answers nothing, not even Claude's initialize, and a signal kills it as it kills a process with no handler yet. Catches adapters whose start-up or handshake timeout is too short, and those that give up on a slow CLI and leave it running.",
+		params: []paramDef{
+			intParam("ms", 0, maxMS, "2000", true, "how long the process stays silent, in milliseconds"),
 		}},
 	{name: "stall", kind: "pipe", steps: stepsStall,
 		desc: "After N stdout lines, stops writing and stays alive (a 24-hour delay step, so signals and stdin are still handled). Catches adapters without an inactivity timeout.",
@@ -255,6 +261,17 @@ var defs = []*faultDef{
 	{name: "repeat_id", kind: "event", steps: stepsRepeatID,
 		desc:   "Makes a later tool call reuse the first call's id (its result follows). Catches adapters that key state by call id without checking for reuse.",
 		params: []paramDef{intParam("nth", 2, maxCount, "chosen by the seed", false, "which tool call (2 or more, by order of first appearance) takes the first call's id")}},
+	{name: "answer_twice", kind: "event", steps: stepsAnswerTwice,
+		desc:   "Writes one JSON-RPC answer to a client request twice (codex app-server): the same id answered again. Catches clients that resolve a request twice or crash on an answer nobody waits for.",
+		params: []paramDef{intParam("nth", 1, maxCount, "chosen by the seed", false, "which answer (1-based)")}},
+	{name: "answer_never", kind: "event", steps: stepsAnswerNever,
+		desc:   "Leaves one JSON-RPC answer to a client request out (codex app-server): an id never answered. Catches clients that wait for ever on one request.",
+		params: []paramDef{intParam("nth", 1, maxCount, "chosen by the seed", false, "which answer (1-based)")}},
+	{name: "unknown_method", kind: "event", steps: stepsUnknownMethod,
+		desc: `Inserts a notification of method "agentconform/unknownNotification" (codex app-server). The server adds methods over time; clients must skip them.`,
+		params: []paramDef{
+			intParam("after", 0, maxCount, "chosen by the seed, between two lines", false, "stdout lines before the inserted notification"),
+		}},
 }
 
 // defaultBanner is a real-looking terminal warning.

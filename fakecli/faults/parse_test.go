@@ -172,8 +172,8 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("Parse(%q): %v", info.Name, err)
 		}
 	}
-	if kinds["pipe"] != 17 || kinds["event"] != 15 {
-		t.Errorf("kinds = %v, want 17 pipe and 15 event faults (6 of them ACP)", kinds)
+	if kinds["pipe"] != 18 || kinds["event"] != 18 {
+		t.Errorf("kinds = %v, want 18 pipe and 18 event faults (6 of them ACP)", kinds)
 	}
 	// Catalog returns a copy.
 	c := Catalog()
