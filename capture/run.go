@@ -166,6 +166,27 @@ func Capture(ctx context.Context, bin *Binary, sc Scenario, o Options) (*Result,
 			return nil, err
 		}
 		run = mergeInterrupted(bin.CLI, string(sig), main, cut)
+	} else if isACPCancel(p) {
+		plain := p.procs[0]
+		session := *plain.acp
+		session.cancel = false
+		plain.acp = &session
+		main, err := captureOnce(ctx, bin, sc.Name, p, []proc{plain}, o)
+		if err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		cut, err := captureOnce(ctx, bin, sc.Name, p, p.procs, o)
+		if err != nil {
+			return nil, err
+		}
+		delay := o.InterruptDelay
+		if delay <= 0 {
+			delay = DefaultInterruptDelay
+		}
+		run = mergeCancelled(main, cut, delay)
 	} else if run, err = captureOnce(ctx, bin, sc.Name, p, p.procs, o); err != nil {
 		return nil, err
 	}
@@ -483,6 +504,9 @@ type driver struct {
 
 // run starts the process through the recorder and drives it to the end.
 func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.Redactor, session string, o Options) (*recorder.Result, Process, error) {
+	if d.p.acp != nil {
+		return d.runACP(ctx, bin, sb, red, session, o)
+	}
 	args := make([]string, len(d.p.args))
 	for i, a := range d.p.args {
 		args[i] = strings.ReplaceAll(a, "{{session}}", session)

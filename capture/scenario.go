@@ -45,6 +45,9 @@ const (
 	stdinClosed
 	// stdinJSON is Claude's stream-json input, written by the driver.
 	stdinJSON
+	// stdinRPC is the client's side of a JSON-RPC session (ACP), written
+	// by the driver (acp.go).
+	stdinRPC
 )
 
 // interruptMode is how the driver interrupts a running tool.
@@ -98,6 +101,9 @@ type proc struct {
 	// instead of the first tool: "start" (the process started) or "init"
 	// (its system/init line) (scenario_quirks.go).
 	interruptFrom string
+	// acp, when set, runs the process as an Agent Client Protocol agent
+	// and the driver as its client (acp.go).
+	acp *acpSession
 }
 
 // Prompts used by the scenarios.
@@ -164,7 +170,8 @@ func chunks(n int, size int, seed string) []string {
 	return out
 }
 
-// Scenarios lists every scenario, the compliance ones first.
+// Scenarios lists every scenario, the compliance ones first, those of
+// Codex's app-server and of Gemini CLI's ACP mode last.
 func Scenarios() []Scenario {
 	return append([]Scenario{
 		{Name: "plain-text", Compliance: true, Summary: "a text answer, no tools", plan: func(cli string) *plan {
@@ -342,7 +349,7 @@ func Scenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
-	}, append(append(controlScenarios(), quirkScenarios()...), appServerScenarios()...)...)
+	}, append(append(append(controlScenarios(), quirkScenarios()...), appServerScenarios()...), acpScenarios()...)...)
 }
 
 func textIf(ok bool, s string) []string {

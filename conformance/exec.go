@@ -33,6 +33,10 @@ type Adapter struct {
 	// SignalInterrupt interrupts with SIGINT to the adapter instead of the
 	// interrupt command (for adapters that only know Ctrl-C).
 	SignalInterrupt bool
+	// Profile, when set, is the --profile of the reproduce command: "acp"
+	// for an ACP agent that agentconform's editor drives (Reproduce is then
+	// the agent's command).
+	Profile string
 }
 
 // ShellAdapter is an Adapter started by /bin/sh -c CMD. The runner starts

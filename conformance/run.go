@@ -515,6 +515,9 @@ func reproduce(cfg *Config, c *Case) string {
 	if cfg.Adapter.SignalInterrupt {
 		cmd += " --interrupt signal"
 	}
+	if cfg.Adapter.Profile != "" {
+		cmd += " --profile " + cfg.Adapter.Profile
+	}
 	return cmd
 }
 

@@ -144,6 +144,9 @@ func Stream(ctx context.Context, r io.Reader, name string, opts Options, report 
 	if sniffV1(br) {
 		return streamV1(ctx, br, name, opts, report)
 	}
+	if opts.Dialect == "" && sniffACPLog(br) {
+		return streamACPLog(ctx, br, name, opts, report)
+	}
 	rd := jsonl.NewReader(br, jsonl.Options{MaxLineBytes: opts.MaxLineBytes, Context: ctx})
 	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}
 	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}}

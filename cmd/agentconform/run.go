@@ -54,7 +54,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fl.SetOutput(stderr)
 	var (
 		adapter        = fl.String("adapter", "", "shell command that starts the adapter under test (default: the reference adapters)")
-		profile        = fl.String("profile", "", "the profile the adapter's output must be judged by (unified, shim or native); must match its hello")
+		profile        = fl.String("profile", "", "the profile the adapter's output must be judged by (unified, shim or native); must match its hello. acp: --adapter starts an Agent Client Protocol agent, which agentconform drives as an editor (no driver needed)")
 		cases          = fl.StringArray("case", nil, "run only these cases (repeatable): a case ID selects that case; a glob ('codex/*', 'codex/single-tool*') the cases it matches and their variants; 'codex/single-tool/' every case under it")
 		list           = fl.Bool("list", false, "print the check catalogue and the cases, then exit")
 		strict         = fl.Bool("strict", false, "make NON-STRICT (SHOULD) failures fail the run")
@@ -105,9 +105,17 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return runUsageError(stderr, err)
 	}
 	var adapters []conformance.Adapter
-	if *adapter != "" {
+	switch {
+	case *profile == "acp" && *adapter == "":
+		return runUsageError(stderr, fmt.Errorf("--profile acp needs --adapter, the command that starts the ACP agent"))
+	case *profile == "acp":
+		if cli := fakeCLIOf(*adapter); cli != "" {
+			return runUsageError(stderr, fmt.Errorf("--profile acp --adapter %q: with the fakes first on PATH, %s is agentconform's fake %s, not an agent under test (the fake answers --acp for ACP clients; judge an agent that wraps the CLI)", *adapter, cli, cli))
+		}
+		adapters = append(adapters, acpAdapter(self, *adapter))
+	case *adapter != "":
 		adapters = append(adapters, conformance.ShellAdapter(*adapter))
-	} else {
+	default:
 		adapters = referenceAdapters(self)
 	}
 	switch *interrupt {
@@ -226,7 +234,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			interrupted = true
 			break
 		}
-		if *profile != "" && res.Meta.Hello != nil && res.Meta.Hello.Profile != *profile {
+		if *profile != "" && *profile != "acp" && res.Meta.Hello != nil && res.Meta.Hello.Profile != *profile {
 			fmt.Fprintf(stderr, "agentconform run: the adapter declares profile %q, not %q\n", res.Meta.Hello.Profile, *profile)
 			return exitUsage
 		}
