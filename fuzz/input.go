@@ -220,6 +220,12 @@ var vocabulary = []opSpec{
 	{op: "answer_twice", params: []paramSpec{{"nth", pNth}}},
 	{op: "answer_never", params: []paramSpec{{"nth", pNth}}},
 	{op: "unknown_method", params: []paramSpec{{"after", pAfter}}},
+	{op: "acp_answer_twice", params: []paramSpec{{"nth", pNth}}},
+	{op: "acp_no_response", params: []paramSpec{{"nth", pNth}}},
+	{op: "acp_unknown_update", params: []paramSpec{{"nth", pNth}}},
+	{op: "acp_unknown_field", params: []paramSpec{{"nth", pNth}}},
+	{op: "acp_unknown_method", params: []paramSpec{{"after", pAfter}}},
+	{op: "acp_unknown_request", params: []paramSpec{{"after", pAfter}}},
 }
 
 // ladderSizes are the line sizes ladder mutations choose from: both sides
