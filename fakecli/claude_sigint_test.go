@@ -3,6 +3,7 @@
 package fakecli_test
 
 import (
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,7 +51,7 @@ func TestClaudeSIGINTBeforeInitCaptured(t *testing.T) {
 	tr.Steps = steps
 	f := fakecli.Start(t, fakecli.Options{Transcript: saveTranscript(t, tr)})
 	l := startFake(t, f, "claude", []string{"-p", "hello", "--output-format", "stream-json", "--verbose"}, cmdOpts{})
-	time.Sleep(200 * time.Millisecond)
+	afterStart(t, f, 300*time.Millisecond)
 	l.signal(syscall.SIGINT)
 	r, rest := l.wait()
 	var got []string
@@ -64,11 +65,35 @@ func TestClaudeSIGINTBeforeInitCaptured(t *testing.T) {
 	// Stuck before system/init: SIGINT is held, SIGTERM ends it.
 	f = fakecli.Start(t, fakecli.Options{Fixture: "claude/plain-text", Faults: "stall:after=0"})
 	l = startFake(t, f, "claude", []string{"-p", "hello", "--output-format", "stream-json", "--verbose"}, cmdOpts{})
-	time.Sleep(200 * time.Millisecond)
+	afterStart(t, f, 300*time.Millisecond)
 	l.signal(syscall.SIGINT)
 	l.quiet(500 * time.Millisecond)
 	l.signal(syscall.SIGTERM)
 	if r, rest := l.wait(); r.code != 143 || len(rest) != 0 {
 		t.Errorf("stuck before system/init, SIGINT then SIGTERM: exit %d, %v; want 143 and nothing", r.code, rest)
 	}
+}
+
+// afterStart waits until the fake has logged its start record (its
+// signal handlers are installed by then), then d more of the fake's own
+// time: a fixed sleep from the test's side is too short when a loaded
+// machine is slow to start the process.
+func afterStart(t *testing.T, f *fakecli.Fakes, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		fh, err := os.Open(f.ObserveLog)
+		if err == nil {
+			obs, _ := fakecli.ReadObservations(fh)
+			fh.Close()
+			for _, o := range obs {
+				if o.Kind == "start" {
+					time.Sleep(d)
+					return
+				}
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the fake logged no start record within a minute")
 }
