@@ -303,7 +303,9 @@ func inShard(id string, shard, of int) bool {
 // probe starts the adapter once, reads its hello and closes it, so cases
 // are generated for the agents it drives.
 func probe(ctx context.Context, cfg *Config) (*Hello, error) {
-	c := &Case{ID: "probe", Agent: "claude", Fixture: "claude/plain-text", Prompts: nil, Timeout: 10 * time.Second}
+	// 10 s for a hello, or the case deadline when that is longer (a
+	// loaded machine can take seconds to start an interpreter).
+	c := &Case{ID: "probe", Agent: "claude", Fixture: "claude/plain-text", Prompts: nil, Timeout: max(10*time.Second, cfg.Timeout)}
 	pctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	o, err := execProbe(pctx, cfg, c)
