@@ -115,7 +115,7 @@ func TestCodexSDKUnknownEventType(t *testing.T) {
 	r := startRun(t, codexSDK, fakecli.Options{Transcript: path})
 	turns, procs := codexSession(t, r, "Say hello in one short sentence.")
 	checkTurnEnd(t, turns[0].end, true, tr.Header.SessionID)
-	samePath(t, procs, []int{3, 4, 5, 6, 7})
+	samePath(t, procs, []int{4, 5, 6, 7, 8})
 	sameEvents(t, codexSDK, wantEventsOf(t, tr, procs, nil, codexView), events(turns))
 }
 
