@@ -76,6 +76,11 @@ type tool struct {
 	Result   any
 	Success  bool
 	Error    string
+	// LeftOpen is a tool the CLI started and never completed, in a turn
+	// that was neither interrupted nor timed out (Codex's background
+	// command): its failure is the reference translation's own closing of
+	// it, not something the CLI reported.
+	LeftOpen bool
 }
 
 type file struct{ Path, Change string }
@@ -428,6 +433,7 @@ func summarize(profile string, events []map[string]any, answers []string) summar
 				t := toolFor(str(e, "toolId"))
 				t.Result, t.Error = e["result"], str(e, "error")
 				t.Success, _ = e["success"].(bool)
+				t.LeftOpen = !t.Success && (t.Error == reference.ErrToolLeftOpen || t.Error == reference.ErrToolLeftOpenAtSessionEnd)
 			case "fileChanged":
 				s.Files = append(s.Files, file{Path: str(e, "filePath"), Change: str(e, "changeType")})
 			case "turnCompleted":

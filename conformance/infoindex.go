@@ -296,7 +296,10 @@ func (x *infoIndex) missingTool(i int, t tool) []string {
 			break
 		}
 	}
-	if t.Success {
+	if t.Success || t.LeftOpen {
+		// A tool the CLI left open has no outcome to hand on: the CLI
+		// never said it failed, and a native adapter hands on what the
+		// CLI said (its start, with the input).
 		return out
 	}
 	carriers := res

@@ -122,8 +122,8 @@ var scriptedAdapters = []scriptedAdapter{
 	// Names, ids and result shapes of its own (unified profile).
 	{file: "unified-renamed.py", cases: []string{"codex/single-tool", "codex/multi-tool", "codex/tool-error", "codex/file-change", "codex/multi-turn", "codex/todo-list"}},
 	// Re-serialised events (empty values dropped) and events of its own.
-	{file: "native-reserialise.mjs", cases: []string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "claude/interrupt", "codex/interrupt"},
-		want: merge(each([]string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool"}, Informational, "lossless/events"))},
+	{file: "native-reserialise.mjs", cases: []string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "claude/interrupt", "codex/interrupt", "codex/background-command"},
+		want: merge(each([]string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "codex/background-command"}, Informational, "lossless/events"))},
 	// Text and JSON output modes.
 	{file: "text-mode.py", cases: []string{"gemini/plain-text", "gemini/interrupt", "claude/plain-text", "claude/interrupt", "gemini/single-tool/line-65536", "gemini/single-tool/exit-0-no-terminal", "claude/multi-tool"}},
 	// Hands nothing on before the turn is over, and is interrupted all the same.
