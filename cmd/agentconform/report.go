@@ -622,10 +622,13 @@ func machinePaths() func(string) string {
 		repl = append(repl, home, "~")
 	}
 	r := strings.NewReplacer(repl...)
-	tmp := regexp.MustCompile(regexp.QuoteMeta(filepath.Clean(os.TempDir())) + `/[^\s"'\\]*`)
+	// The temporary directory where a path begins, not inside another
+	// path (a fixture's /home/user/tmp/... is no path of this machine).
+	tmp := regexp.MustCompile(`(^|[^A-Za-z0-9_./~$-])` + regexp.QuoteMeta(filepath.Clean(os.TempDir())) + `(/[^\s"'\\]*)`)
 	return func(s string) string {
-		return tmp.ReplaceAllStringFunc(r.Replace(s), func(p string) string {
-			return "$TMP/" + filepath.Base(p)
+		return tmp.ReplaceAllStringFunc(r.Replace(s), func(m string) string {
+			sub := tmp.FindStringSubmatch(m)
+			return sub[1] + "$TMP/" + filepath.Base(sub[2])
 		})
 	}
 }
