@@ -3,9 +3,11 @@ package faults
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentconform/agentconform/transcript"
 )
@@ -33,8 +35,10 @@ func TestDeterminism(t *testing.T) {
 			// limit_data and pipe_cut record when they cut: the shorter
 			// streams are under limit_data's default limit, and no line of
 			// these captures is longer than pipe_cut's.
+			// Process faults change no step and no write: the fake runs
+			// them (TestProcessFaults).
 			if len(a1) == 0 && !(info.Name == "limit_data" && len(bytes.Join(w1, nil)) < 4096) &&
-				info.Name != "pipe_cut" { // no capture has a line over 64 KiB
+				info.Name != "pipe_cut" && info.Kind != "process" { // no capture has a line over 64 KiB
 				t.Errorf("%s on %s: nothing recorded in Applied", info.Name, name)
 			}
 		}
@@ -147,4 +151,51 @@ func TestConcurrentWrites(t *testing.T) {
 	if got := string(rec.joined()); got != strings.Repeat("{\"line\":1}\n", 200) {
 		t.Error("concurrent lines interleaved")
 	}
+}
+
+// TestProcessFaults checks that the process faults leave the steps and
+// the writes alone and hand their parameters to the fake, and that bad
+// values are refused.
+func TestProcessFaults(t *testing.T) {
+	p, _ := mustParse(t, "launcher:style=gemini;grandchild:stdout=1,ignore=1,ms=2500;grandchild", 1)
+	if got := p.Launcher(); got != "gemini" {
+		t.Errorf("Launcher() = %q, want gemini", got)
+	}
+	gs := p.Grandchildren()
+	if len(gs) != 2 || !gs[0].Stdout || !gs[0].Ignore || gs[0].Life != 2500*time.Millisecond || gs[1].Stdout || gs[1].Ignore || gs[1].Life != 2*time.Minute {
+		t.Fatalf("Grandchildren() = %+v", gs)
+	}
+	back, err := ParseGrandchild(gs[0].Spec())
+	if err != nil || back.Stdout != gs[0].Stdout || back.Ignore != gs[0].Ignore || back.Life != gs[0].Life {
+		t.Errorf("ParseGrandchild(%q) = %+v, %v", gs[0].Spec(), back, err)
+	}
+	cli, steps := load(t, "codex/b_single_command.stdout.jsonl")
+	if out := p.Steps(cli, steps); !sameSteps(out, steps) {
+		t.Error("process faults changed the steps")
+	}
+	var rec recorder
+	if w := p.Stdout(&rec, func(int) {}); w != io.Writer(&rec) {
+		t.Error("process faults wrapped stdout")
+	}
+	if got := mustParseDefault(t, "launcher").Launcher(); got != "codex" {
+		t.Errorf("launcher's default style = %q, want codex", got)
+	}
+	var nilPlan *Plan
+	if nilPlan.Launcher() != "" || nilPlan.Grandchildren() != nil {
+		t.Error("a nil plan has process faults")
+	}
+	for _, bad := range []string{"launcher:style=npm", "grandchild:stdout=2", "grandchild:ms=0", "launcher:style="} {
+		if _, err := Parse(bad, 1); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+func mustParseDefault(t *testing.T, spec string) *Plan {
+	t.Helper()
+	p, err := Parse(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
