@@ -56,6 +56,7 @@ func (d *turnProcDriver) turn(ctx context.Context, prompt string, interrupts <-c
 	defer p.abandon()
 	var (
 		end      TurnEnd
+		stallErr error // set when the watchdog stopped the CLI
 		cutErr   error
 		escalate <-chan time.Time
 		stage    int // signals sent after the interrupt: 0 SIGINT, 1 SIGTERM, 2 SIGKILL
@@ -68,6 +69,8 @@ func (d *turnProcDriver) turn(ctx context.Context, prompt string, interrupts <-c
 		timer.Reset(dur)
 		escalate = timer.C
 	}
+	watch := newStallWatch(d.cfg.StallTimeout, p)
+	defer watch.stop()
 loop:
 	for {
 		select {
@@ -95,6 +98,12 @@ loop:
 				stage = 2
 				p.signal(syscall.SIGKILL)
 			}
+		case <-watch.C:
+			if end.Interrupted || end.TimedOut || !watch.stalled(p) {
+				continue
+			}
+			end.TimedOut, stallErr = true, watch.err(d.cfg.Agent)
+			go p.stop(d.cfg.stopGrace())
 		case <-done:
 			done = nil
 			end.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
@@ -110,6 +119,8 @@ loop:
 	p.waitStderr(d.cfg.stopGrace())
 	xerr := p.exitErr()
 	switch {
+	case stallErr != nil:
+		end.Err = stallErr
 	case end.TimedOut:
 		end.Err = fmt.Errorf("%s: turn stopped: %w", d.cfg.Agent, context.DeadlineExceeded)
 	case xerr != nil:

@@ -133,6 +133,20 @@ const (
 	// adapter, which waits for a result it never recognises and gives the
 	// turn up when the CLI has been quiet for a while.
 	ResultPrefix Bug = "result-prefix"
+	// NoWatchdog has no watchdog: a CLI that stalls in a turn is waited
+	// for until the caller gives up.
+	NoWatchdog Bug = "no-watchdog"
+	// WatchdogNoStop gives a silent CLI's turn up as failed but leaves the
+	// CLI running (until the session's end).
+	WatchdogNoStop Bug = "watchdog-no-stop"
+	// PidOnly signals and kills only the CLI process, never its process
+	// group, and leaves the group alone when the CLI has exited: what the
+	// CLI's tools left behind keeps running.
+	PidOnly Bug = "pid-only"
+	// WaitEOF waits for the end of the CLI's stdout before it looks at the
+	// CLI's exit: a process that inherited stdout holds the turn open for
+	// as long as it lives.
+	WaitEOF Bug = "wait-eof"
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
@@ -140,7 +154,8 @@ var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDe
 	ReasonAlwaysFailed, DropErrorText, PairByOrder}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
-	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix}
+	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix,
+	NoWatchdog, WatchdogNoStop, PidOnly, WaitEOF}
 
 // Modes lists every mode Main runs.
 func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }
