@@ -125,6 +125,7 @@ func (d *claudeDriver) turn(ctx context.Context, prompt string, interrupts <-cha
 			}
 			d.control(l.data)
 			term, err := feed(l)
+			d.p.touch() // a line that took long to handle is no silence of the CLI's
 			if err != nil {
 				return TurnEnd{Interrupted: interrupted, Err: d.gone(feed, err)}
 			}

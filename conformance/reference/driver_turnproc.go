@@ -81,6 +81,7 @@ loop:
 			if _, err := feed(l); err != nil {
 				cutErr = err
 			}
+			p.touch() // a line that took long to handle is no silence of the CLI's
 		case <-interrupts:
 			if !end.Interrupted {
 				end.Interrupted = true

@@ -36,8 +36,11 @@ type proc struct {
 	tail    *tailBuffer
 	wg      sync.WaitGroup // the reader goroutines
 
-	// active is when the CLI last wrote (stdout or stderr) or a turn last
-	// began, in UnixNano: the watchdog's clock.
+	// active is when the CLI last wrote (stdout or stderr), the session
+	// last finished handling one of its lines, or a turn last began, in
+	// UnixNano: the watchdog's clock. The reader stops reading while the
+	// session is behind, so the CLI's writes block then: that is the
+	// adapter's slowness, not the CLI's silence.
 	active atomic.Int64
 
 	stdinMu sync.Mutex

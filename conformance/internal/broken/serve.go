@@ -17,9 +17,8 @@ import (
 
 // referenceStallTimeout is the reference adapters' watchdog here: longer
 // than the default run's (conformance.DefaultStallAfter), as the whole
-// battery runs at once in these tests, on loaded machines, where a fake
-// writing a 64 MiB line can be held up for seconds.
-const referenceStallTimeout = 20 * time.Second
+// battery runs at once in these tests, on loaded machines.
+const referenceStallTimeout = 10 * time.Second
 
 // serve runs reference.Serve as `agentconform adapter` does (SIGINT
 // interrupts, SIGTERM ends), with bug put in what it reads and writes.
