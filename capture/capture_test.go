@@ -182,7 +182,7 @@ func TestScenarios(t *testing.T) {
 			if d := p.description; d == "" || strings.Contains(d, "\n") || !strings.HasSuffix(d, ".") {
 				t.Errorf("%s/%s: description %q is not one sentence", cli, s.Name, d)
 			}
-			if len(p.procs) == 0 || len(p.script.Turns) == 0 {
+			if len(p.procs)+len(p.appServer) == 0 || len(p.script.Turns) == 0 {
 				t.Errorf("%s/%s: no process or no script", cli, s.Name)
 			}
 			for i, pr := range p.procs {

@@ -138,7 +138,7 @@ func TestBaselineDirectory(t *testing.T) {
 	if tr, err := (Baseline{}).Load("codex", "0.169.0", "single-tool"); tr == nil || err != nil {
 		t.Errorf("the embedded fixture: %v", err)
 	}
-	if tr, err := (Baseline{}).Load("codex", "0.169.0", "api-error-429"); tr != nil || err != nil {
+	if tr, err := (Baseline{}).Load("codex", "0.169.0", "slow-stream"); tr != nil || err != nil {
 		t.Errorf("no fixture gave %v, %v", tr, err)
 	}
 }

@@ -144,6 +144,9 @@ func Capture(ctx context.Context, bin *Binary, sc Scenario, o Options) (*Result,
 	if p == nil {
 		return nil, fmt.Errorf("capture: scenario %s does not apply to %s", sc.Name, bin.CLI)
 	}
+	if p.appServer != nil {
+		return captureAppServer(ctx, bin, sc, p, o)
+	}
 	start := time.Now()
 	res := &Result{CLI: bin.CLI, Version: bin.Version, Scenario: sc.Name, Description: p.description}
 	var run *oneRun
@@ -557,6 +560,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		grace = DefaultExitGrace
 	}
 	delay := o.InterruptDelay
+	if d.p.interruptDelay > 0 {
+		delay = d.p.interruptDelay
+	}
 	if delay <= 0 {
 		delay = DefaultInterruptDelay
 	}

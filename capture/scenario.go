@@ -65,6 +65,9 @@ type plan struct {
 	settings    settings
 	// files are seeded into the project directory, by relative path.
 	files map[string]string
+	// appServer, when set, replaces procs: `codex app-server` processes
+	// driven over JSON-RPC (appserver.go).
+	appServer []asProc
 }
 
 // proc is one process of a plan (Codex and Gemini resume in a second one).
@@ -83,6 +86,9 @@ type proc struct {
 	permission string
 	// interrupt interrupts the first tool that starts.
 	interrupt interruptMode
+	// interruptDelay, when set, is how long after the tool starts the
+	// interrupt comes, instead of Options.InterruptDelay.
+	interruptDelay time.Duration
 }
 
 // Prompts used by the scenarios.
@@ -151,7 +157,7 @@ func chunks(n int, size int, seed string) []string {
 
 // Scenarios lists every scenario, the compliance ones first.
 func Scenarios() []Scenario {
-	return []Scenario{
+	return append([]Scenario{
 		{Name: "plain-text", Compliance: true, Summary: "a text answer, no tools", plan: func(cli string) *plan {
 			return &plan{
 				description: "A plain text answer streamed in two chunks; no tools.",
@@ -249,6 +255,14 @@ func Scenarios() []Scenario {
 		{Name: "permission-deny", Summary: "Claude's can_use_tool answered deny", plan: func(cli string) *plan {
 			return permissionPlan(cli, "deny")
 		}},
+		{Name: "permission-unasked", Summary: "Claude without a permission prompt tool refuses the command itself", plan: func(cli string) *plan {
+			p := permissionPlan(cli, "deny")
+			if p != nil {
+				p.description = "A shell command needing approval (touch created.txt) in a session without --permission-prompt-tool: the CLI refuses it without asking."
+				p.procs = []proc{claudeStream([]string{"Create created.txt."})}
+			}
+			return p
+		}},
 		{Name: "slow-stream", Summary: "a text answer streamed slowly (12 chunks, 250 ms apart)", plan: func(cli string) *plan {
 			turn := mock.Text(chunks(12, 24, "slow")...)
 			turn.ChunkDelay = 250 * time.Millisecond
@@ -268,6 +282,45 @@ func Scenarios() []Scenario {
 				procs: []proc{oneShot(cli, "Print the numbers from 1 to 60000 and summarize them.", true)},
 			}
 		}},
+		{Name: "background-command", Summary: "Codex: a command left running in the background when the turn ends", plan: backgroundPlan},
+		{Name: "reasoning", Summary: "Codex: reasoning summaries around a command", plan: reasoningPlan},
+		{Name: "file-change", Summary: "Codex: an apply_patch that updates and adds files, then a command", plan: fileChangePlan},
+		{Name: "tool-errors", Summary: "Gemini: two parallel calls that fail differently", plan: toolErrorsPlan},
+		{Name: "loop-detection", Summary: "Gemini: the same call again and again, caught by loop detection", plan: loopPlan},
+		errorScenario("api-error-400", 400, "invalid request (agentconform mock)"),
+		claudeOnly("interrupt-stream-sigint", "claude with stream-json input interrupted by SIGINT during a tool", func() *plan {
+			return streamSignalPlan(interruptSIGINT)
+		}),
+		claudeOnly("interrupt-stream-sigterm", "claude with stream-json input interrupted by SIGTERM during a tool", func() *plan {
+			return streamSignalPlan(interruptSIGTERM)
+		}),
+		claudeOnly("background-bash", "a Bash command outlives its timeout, moves to the background, then SIGINT", claudeBackgroundPlan),
+		claudeOnly("partial-messages", "claude -p --include-partial-messages: a text and a Bash call streamed", func() *plan {
+			return &plan{
+				description: "One shell command (echo hi) and a text answer with --include-partial-messages: stream_event wrappers around every block.",
+				script: mock.Script{Turns: []mock.Turn{
+					{Text: []string{"I'll run ", "the command."}, Calls: []mock.Call{shell("echo hi")}},
+					mock.Text("It printed ", "`hi`."),
+				}},
+				procs: []proc{claudePrint(promptEcho, "--include-partial-messages", "--allowedTools", "Bash")},
+			}
+		}),
+		claudeOnly("max-turns", "claude -p --max-turns 1 stopped after its first tool call", func() *plan {
+			return &plan{
+				description: "One shell command under --max-turns 1: the turn stops before the model's second response (result error_max_turns).",
+				script: mock.Script{Turns: []mock.Turn{
+					{Text: []string{"I'll run the command."}, Calls: []mock.Call{shell("echo hi")}},
+					mock.Text("It printed `hi`."),
+				}},
+				procs: []proc{claudePrint(promptEcho, "--max-turns", "1", "--allowedTools", "Bash")},
+			}
+		}),
+		claudeOnly("api-error-stream", "claude with stream-json input whose model API answers HTTP 401, then stdin closed", func() *plan {
+			p := errorScenario("api-error-stream", 401, "invalid x-api-key").plan("claude")
+			p.description = "A stream-json session whose model request fails with HTTP 401 (invalid x-api-key); stdin is closed after the turn's result."
+			p.procs = []proc{claudeStream([]string{promptHello})}
+			return p
+		}),
 		errorScenario("api-error-401", 401, "invalid x-api-key"),
 		errorScenario("api-error-429", 429, "rate limit exceeded (agentconform mock)"),
 		errorScenario("api-error-500", 500, "internal server error (agentconform mock)"),
@@ -280,7 +333,7 @@ func Scenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
-	}
+	}, appServerScenarios()...)
 }
 
 func textIf(ok bool, s string) []string {
@@ -305,6 +358,96 @@ func interruptPlan(cli string) *plan {
 	return &plan{
 		script: mock.Script{Turns: []mock.Turn{first, mock.Text("The tests passed.")}},
 		procs:  []proc{oneShot(cli, "Run the end-to-end tests.", true)},
+	}
+}
+
+// backgroundPlan has Codex start a command through exec_command with a
+// short yield time, so the tool returns while the command still runs,
+// and answer at once: the turn ends with the command's item.started
+// never completed (the exec JSONL processor completes at turn end only
+// the items the thread's stored history holds).
+func backgroundPlan(cli string) *plan {
+	if cli != "codex" {
+		return nil
+	}
+	return &plan{
+		description: "A shell command started through exec_command with a 250 ms yield time, so it goes on running in the background (sleep 20); the model answers while it runs and the turn ends.",
+		script: mock.Script{Turns: []mock.Turn{
+			{Text: []string{"Starting the server."}, Calls: []mock.Call{{Name: "exec_command", Args: map[string]any{"cmd": "sleep 20", "yield_time_ms": 250}}}},
+			mock.Text("The server is starting in the background."),
+		}},
+		procs: []proc{codexExec("Start the dev server in the background.")},
+	}
+}
+
+// reasoningPlan has Codex think before a command and before its answer.
+func reasoningPlan(cli string) *plan {
+	if cli != "codex" {
+		return nil
+	}
+	return &plan{
+		description: "Reasoning summaries before a shell command and before the answer, with reasoning tokens in the usage.",
+		files:       map[string]string{"greet.go": "package greet\n\nfunc Greet(name string) string { return \"Hello \" + name }\n"},
+		script: mock.Script{Turns: []mock.Turn{
+			{Reasoning: "**Locating the code**\n\nRead greet.go first.", Calls: []mock.Call{shell("cat greet.go")},
+				Usage: mock.Usage{Reasoning: 24}},
+			{Reasoning: "**Answering**\n\nGreet adds no punctuation.", Text: []string{"`Greet` returns \"Hello \" followed by the name, with no punctuation."},
+				Usage: mock.Usage{Reasoning: 16}},
+		}},
+		procs: []proc{codexExec("Why does Greet print no exclamation mark?")},
+	}
+}
+
+// fileChangePlan has Codex patch two files (update one, add one) and run
+// a command.
+func fileChangePlan(cli string) *plan {
+	if cli != "codex" {
+		return nil
+	}
+	const patch = "*** Begin Patch\n*** Update File: greet.go\n@@\n-func Greet(name string) string { return \"Hello \" + name }\n+func Greet(name string) string { return \"Hello \" + name + \"!\" }\n*** Add File: greet_test.go\n+package greet\n*** End Patch\n"
+	return &plan{
+		description: "An apply_patch that updates greet.go and adds greet_test.go (file_change started and completed), then a shell command and the answer.",
+		files:       map[string]string{"greet.go": "package greet\n\nfunc Greet(name string) string { return \"Hello \" + name }\n"},
+		script: mock.Script{Turns: []mock.Turn{
+			{Text: []string{"I'll update Greet and add a test file."}, Calls: []mock.Call{{Name: "apply_patch", Custom: patch}}},
+			{Calls: []mock.Call{shell("ls -1")}},
+			mock.Text("Greet now ends with an exclamation mark, and greet_test.go exists."),
+		}},
+		procs: []proc{codexExec("Make Greet add an exclamation mark and add a test file.")},
+	}
+}
+
+// toolErrorsPlan has Gemini make two parallel calls that fail in two
+// ways: a read_file of a missing file (a tool error) and a shell command
+// that exits non-zero (a successful call whose output says so).
+func toolErrorsPlan(cli string) *plan {
+	if cli != "gemini" {
+		return nil
+	}
+	return &plan{
+		description: "Two parallel calls that fail differently: read_file of a missing file (a tool error) and a shell command exiting non-zero, then a text answer.",
+		script: mock.Script{Turns: []mock.Turn{
+			{Calls: []mock.Call{{Tool: mock.ReadFile, Path: "notes/todo.md"}, shell("ls missing-dir")}},
+			mock.Text("Neither exists."),
+		}},
+		procs: []proc{geminiRun("Show notes/todo.md and list missing-dir.", true)},
+	}
+}
+
+// loopPlan has the model repeat one call until Gemini's loop detection
+// (five identical consecutive tool calls) stops it.
+func loopPlan(cli string) *plan {
+	if cli != "gemini" {
+		return nil
+	}
+	var turns []mock.Turn
+	for i := 0; i < 6; i++ {
+		turns = append(turns, mock.Turn{Calls: []mock.Call{shell("ls dist")}})
+	}
+	return &plan{
+		description: "The model calls the same shell command again and again until loop detection stops the run.",
+		script:      mock.Script{Turns: append(turns, mock.Text("The build is not there."))},
+		procs:       []proc{geminiRun("Wait until the build in dist/ is finished.", true)},
 	}
 }
 
@@ -443,4 +586,53 @@ func Select(names []string) ([]Scenario, error) {
 		return nil, fmt.Errorf("capture: unknown scenario(s) %s (known: %s)", strings.Join(unknown, ", "), strings.Join(ScenarioNames(), ", "))
 	}
 	return out, nil
+}
+
+// claudeOnly is a scenario that applies to Claude alone.
+func claudeOnly(name, summary string, mk func() *plan) Scenario {
+	return Scenario{Name: name, Summary: summary, plan: func(cli string) *plan {
+		if cli != "claude" {
+			return nil
+		}
+		return mk()
+	}}
+}
+
+// streamSignalPlan is Claude's interrupt scenario (stream-json input)
+// interrupted by a signal instead of a control request. The command runs
+// 34 s, so that the main path shows what the CLI writes while a tool runs
+// that long (task_started after about 3 s, a tool_progress heartbeat at
+// 30 s); it is a loop because 2.1.331 refuses a standalone sleep of 25 s or
+// more.
+func streamSignalPlan(sig interruptMode) *plan {
+	first := mock.Turn{Text: []string{"Running the tests."}, Calls: []mock.Call{shell("for i in $(seq 34); do sleep 1; done; echo passed")}}
+	p := &plan{
+		description: fmt.Sprintf("A 34 s shell command with stream-json input interrupted with %s one second in (on_signal branch); without the signal it completes and stdin is closed (main path, a second real run).", sig),
+		script:      mock.Script{Turns: []mock.Turn{first, mock.Text("The tests passed.")}},
+		procs:       []proc{claudeStream([]string{"Run the end-to-end tests."}, "--allowedTools", "Bash")},
+	}
+	p.procs[0].interrupt = sig
+	return p
+}
+
+// claudeBackgroundPlan is a Claude -p run whose Bash call asks for a timeout
+// shorter than the command (which does not start with sleep: Claude Code
+// 2.1.331 never moves a sleep to the background): when the timeout runs
+// out the CLI moves the command to the background, answers, and the turn's
+// result comes while the command still runs; SIGINT comes after that
+// result.
+func claudeBackgroundPlan() *plan {
+	call := mock.Call{Name: "Bash", Args: map[string]any{"command": "for i in 1 2 3 4 5 6 7 8; do sleep 1; done; echo built",
+		"description": "Run the slow build", "timeout": 500}}
+	p := &plan{
+		description: "A Bash call running 8 s with a 500 ms timeout: the CLI moves it to the background when the timeout runs out, the model answers and the turn's result comes while it still runs; the main path (a run left alone) then reports the task done and answers again in a second result; SIGINT 4 s after the call, after the first result, stops the task (on_signal branch, a second real run).",
+		script: mock.Script{Turns: []mock.Turn{
+			{Text: []string{"Starting the build."}, Calls: []mock.Call{call}},
+			mock.Text("The build is running in the background."),
+		}},
+		procs: []proc{claudePrint("Start the slow build.", "--allowedTools", "Bash")},
+	}
+	p.procs[0].interrupt = interruptSIGINT
+	p.procs[0].interruptDelay = 4 * time.Second
+	return p
 }

@@ -103,8 +103,36 @@ var brokenAdapters = []brokenAdapter{
 			each([]string{"codex/plain-text", "codex/single-tool"}, Fail, "lifecycle/reports-success"))},
 	{bug: broken.KillClaude, cases: []string{"claude/plain-text", "claude/multi-turn", "codex/plain-text"},
 		want: each([]string{"claude/plain-text", "claude/multi-turn"}, Fail, "invocation/claude-stdin")},
-	{bug: broken.ResumeLast, cases: []string{"codex/multi-turn", "codex/plain-text"},
-		want: each([]string{"codex/multi-turn"}, Fail, "invocation/resume-id")},
+	{bug: broken.ResumeLast, cases: []string{"codex/multi-turn", "codex/plain-text", "codex/multi-turn/resume"},
+		// resume --last takes the directory's latest session: the one the
+		// first turn made, or the decoy of the resume case.
+		want: merge(each([]string{"codex/multi-turn"}, Fail, "invocation/resume-id"),
+			each([]string{"codex/multi-turn/resume"}, Fail, "invocation/resume-session"))},
+
+	// recovery and resume
+	// A client unusable after a failed turn: the next turn never runs.
+	{bug: broken.DeadAfterFailure, cases: []string{"codex/api-error-then-turn", "claude/api-error-then-turn", "gemini/multi-turn/killed-then-turn", "codex/plain-text"},
+		want: each([]string{"codex/api-error-then-turn", "claude/api-error-then-turn", "gemini/multi-turn/killed-then-turn"}, Fail, "lifecycle/next-turn")},
+	// The start's resume ignored: a new session instead.
+	{bug: broken.IgnoreResume, cases: []string{"codex/multi-turn/resume", "claude/multi-turn/resume", "gemini/multi-turn/resume", "codex/plain-text/resume-unknown", "codex/plain-text"},
+		want: merge(each([]string{"codex/multi-turn/resume", "claude/multi-turn/resume", "gemini/multi-turn/resume", "codex/plain-text/resume-unknown"}, Fail, "invocation/resume-session"),
+			each([]string{"codex/plain-text/resume-unknown"}, Fail, "lifecycle/reports-failure"))},
+	// Claude's process died in the first turn: every later turn fails.
+	{bug: broken.NoRestart, cases: []string{"claude/multi-turn/killed-then-turn", "claude/multi-turn"},
+		want: each([]string{"claude/multi-turn/killed-then-turn"}, NonStrict, "lifecycle/restarts-cli")},
+	// ... or runs in a new session.
+	{bug: broken.RestartNewSession, cases: []string{"claude/multi-turn/killed-then-turn", "claude/multi-turn"},
+		want: each([]string{"claude/multi-turn/killed-then-turn"}, Fail, "lifecycle/same-session", "invocation/resume-id")},
+
+	// start-up and timing
+	// An interrupt before the CLI has said anything is lost: the turn runs
+	// on until the runner gives up.
+	{bug: broken.DropEarlyInterrupt, cases: []string{"claude/interrupt/before-init", "codex/interrupt/before-init", "gemini/interrupt/before-init", "codex/interrupt"},
+		want: merge(each([]string{"claude/interrupt/before-init", "codex/interrupt/before-init", "gemini/interrupt/before-init"}, Fail, "interrupt/passed-on", "interrupt/cancelled-ending"),
+			each([]string{"claude/interrupt/before-init"}, Fail, "control/interrupt-envelope"))},
+	// A hard cap on a turn's length cuts a long turn that keeps going.
+	{bug: broken.TurnCap, cases: []string{"codex/multi-tool/long-turn", "gemini/multi-tool/long-turn", "codex/plain-text"},
+		want: each([]string{"codex/multi-tool/long-turn", "gemini/multi-tool/long-turn"}, Fail, "lifecycle/reports-success")},
 
 	// control
 	{bug: broken.DoubleAnswer, cases: []string{"claude/permission-allow", "claude/permission-allow/policy-deny", "claude/plain-text"},
@@ -131,14 +159,17 @@ var brokenAdapters = []brokenAdapter{
 	// buffer
 	{bug: broken.Scanner64K, cases: append(append(ladder("claude"), ladder("codex")...), "claude/long-output", "codex/long-output", "codex/plain-text"),
 		want: merge(each(append(ladder("claude"), ladder("codex")...), Fail, "buffer/line-intact", "lifecycle/reports-success"),
-			// The long-output fixtures have lines over 64 KiB too.
-			each([]string{"claude/long-output", "codex/long-output"}, Fail, "lifecycle/reports-success"))},
+			// codex/long-output has a line over 64 KiB too; claude's does
+			// not (the real CLI keeps about 40 KB of a command's output),
+			// so a 64 KiB scanner passes it.
+			each([]string{"codex/long-output"}, Fail, "lifecycle/reports-success"))},
 
 	// lifecycle
+	// (codex/api-error-then-turn: its second turn, a resumed process, fails.)
 	{bug: broken.SuccessOnFailure, cases: []string{"claude/api-error", "claude/single-tool/exit-nonzero", "codex/single-tool/killed",
-		"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line", "codex/plain-text"},
+		"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line", "gemini/long-output/pipe-cut", "codex/api-error-then-turn", "codex/plain-text"},
 		want: each([]string{"claude/api-error", "claude/single-tool/exit-nonzero", "codex/single-tool/killed",
-			"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line"}, Fail, "lifecycle/reports-failure")},
+			"codex/single-tool/exit-0-no-terminal", "gemini/single-tool/exit-mid-line", "gemini/long-output/pipe-cut", "codex/api-error-then-turn"}, Fail, "lifecycle/reports-failure")},
 	{bug: broken.NoSessionEnded, cases: []string{"claude/single-tool/exit-nonzero", "codex/api-error", "gemini/single-tool/killed", "codex/plain-text"},
 		// The unified stream's grammar wants sessionEnded last, too.
 		want: each([]string{"claude/single-tool/exit-nonzero", "codex/api-error", "gemini/single-tool/killed"}, Fail, "output/valid", "lifecycle/ends-stream")},
@@ -329,6 +360,7 @@ func TestNaiveAdapter(t *testing.T) {
 var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.SigtermOnly, broken.CodexStdinOpen,
 	broken.BareInterrupt, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
 	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt, broken.ChunkLines,
+	broken.NoRestart, broken.RestartNewSession,
 	broken.NoWatchdog, broken.WatchdogNoStop, broken.PidOnly, broken.WaitEOF}
 
 // TestNoHelloStopsRun shows that an adapter that writes no hello record

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"time"
+
+	"github.com/agentconform/agentconform/fakecli"
 )
 
 // Case is one run of the adapter: a fixture the fakes replay (perhaps with
@@ -29,6 +31,13 @@ type Case struct {
 	// Prompts holds one prompt per turn; the first goes in start, the
 	// others in send after each turn_end.
 	Prompts []string
+	// Resume, when set, is the session id the start command asks the
+	// adapter to resume (its "resume" field).
+	Resume string
+	// Sessions are put into the fakes' session store before the adapter
+	// starts: the session a case resumes, a decoy beside it. A seed
+	// without Cwd belongs to the adapter's working directory.
+	Sessions []fakecli.SessionSeed
 	// Interrupt, when set, says when the runner interrupts.
 	Interrupt *InterruptPlan
 	// Close, when set, makes the runner send close early: after the adapter
@@ -67,6 +76,10 @@ type InterruptPlan struct {
 	Quiet time.Duration
 	// ThenTurn sends one more prompt after the interrupted turn ends.
 	ThenTurn bool
+	// Early interrupts as soon as the CLI process is seen, quiet or not,
+	// before it has written anything (a CLI slow to start is still
+	// loading; Claude has not written system/init).
+	Early bool
 }
 
 // Expect describes the CLI's behaviour in a case.
@@ -90,6 +103,17 @@ type Expect struct {
 	// missing terminal event): a CLI asked for text or JSON output exits 0
 	// with an answer that cannot be told from a success.
 	StreamOnly bool
+	// NextTurn is true when the first turn fails (an API error, a line
+	// too long, a CLI that dies) and the caller's next turn must work, in
+	// the same session.
+	NextTurn bool
+	// CLIDies is true when the CLI process dies in the failed turn: a
+	// CLI that keeps one process (Claude) must be started again, resuming
+	// the session, for the next turn.
+	CLIDies bool
+	// UnknownSession is true when Resume names a session the CLI does not
+	// have: the CLI refuses it and the turn fails.
+	UnknownSession bool
 }
 
 // Hello is what the adapter declared in its hello record.

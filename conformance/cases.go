@@ -68,8 +68,9 @@ var pipeFaults = []struct {
 // Generate builds the default cases for the given agents from the
 // embedded fixtures: every fixture as recorded, interrupts (the interrupt
 // fixtures and a sweep over the single-tool fixture), the line-size
-// ladder, process-lifecycle faults, unknown events and fields, and the
-// permission policies.
+// ladder, process-lifecycle faults, unknown events and fields, the
+// permission policies, and (cases_recovery.go) start-up and timing, the
+// next turn after a failure, and resume.
 func Generate(agents []string) ([]*Case, error) { return generate(agents, nil) }
 
 // generate is Generate with the CLIs in versions at those versions
@@ -98,6 +99,10 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 			scenario := path.Base(fx.Name)
 			c := &Case{ID: fx.Name, Agent: agent, Fixture: fx.Name, Permission: "allow",
 				Prompts: Prompts(t), Description: t.Header.Description}
+			if recoveryFixture(c, scenario) {
+				cases = append(cases, c)
+				continue
+			}
 			switch {
 			case scenario == "interrupt":
 				c.Interrupt = &InterruptPlan{AfterEvents: 1}
@@ -144,6 +149,18 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 				ooo.Description = "the second of two parallel tool calls finishes first: its result comes before the first call's, as the CLI writes results in the order its parallel calls complete"
 				cases = append(cases, &ooo)
 			}
+			if scenario == "long-output" && agent == "gemini" {
+				// Gemini CLI's own quirk on a pipe, as captured on 0.61.0
+				// (testdata/captures/gemini/pipe_cut.long-output.jsonl): it
+				// exits without draining stdout, and the end of a long
+				// line and everything after it are lost.
+				cut := *c
+				cut.ID = fx.Name + "/pipe-cut"
+				cut.Faults = "pipe_cut:at=196608"
+				cut.Expect.TurnFails, cut.Expect.StreamOnly = true, true
+				cut.Description = "the CLI's stdout on a pipe ends 196608 bytes (3 x 64 KiB) into the 400 KB tool_result line, with no result, and the CLI exits 0: Gemini CLI 0.61.0 exits without draining stdout (captured)"
+				cases = append(cases, &cut)
+			}
 			if scenario == "permission-allow" {
 				deny := *c
 				deny.ID = fx.Name + "/policy-deny"
@@ -152,6 +169,8 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 				cases = append(cases, &deny)
 			}
 		}
+		cases = append(cases, recoveryCases(agent, byName)...)
+		cases = append(cases, startupCases(agent, byName)...)
 		base := agent + "/single-tool"
 		t := byName[base]
 		if t == nil {
@@ -216,7 +235,11 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 	for _, c := range cases {
 		pinCase(c, versions[c.Agent], false)
 	}
-	return cases, nil
+	as, err := appServerCases(agents) // appserver.go
+	if err != nil {
+		return nil, err
+	}
+	return append(cases, as...), nil
 }
 
 // Prompts returns the prompts the runner sends for a transcript, one per

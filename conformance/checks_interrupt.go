@@ -19,7 +19,7 @@ var (
 		"A CLI that ignores SIGTERM is killed (SIGKILL): no CLI process outlives the adapter.", srcInterrupt+"; "+srcClaudeShutdown),
 		Applies: needs("interrupt", func(c *Case) bool { return c.Expect.IgnoresSIGTERM }), Judge: judgeReapsCLI})
 	CheckNextTurn = register(&Check{Family: FamilyInterrupt, Rule: rule("interrupt/next-turn", "MUST",
-		"Where the CLI allows it (Claude keeps its process), a further turn works after an interrupt: the next prompt reaches the CLI, which completes it, and the adapter reports it successful.", srcClaudeInt),
+		"A further turn works after an interrupt (Claude in the same process, Codex and Gemini in a new one that resumes the session): the next prompt reaches the CLI, which completes it, and the adapter reports it successful.", srcClaudeInt),
 		Applies: needs("multi_turn", func(c *Case) bool { return c.Interrupt != nil && c.Interrupt.ThenTurn }), Judge: judgeNextTurn})
 )
 

@@ -14,7 +14,7 @@ var (
 		"Every CLI invocation is accepted by the real CLI's flag grammar.", srcInvocation),
 		Applies: always, Judge: judgeFlags})
 	CheckStdinEOF = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/stdin-closed", "MUST",
-		"Codex and Gemini get their stdin closed: they read it to EOF before they start.", srcCodexInv+"; "+srcGeminiStdin),
+		"Codex and Gemini get their stdin closed: they read it to EOF before they start (except codex exec resume with a prompt argument, which reads no stdin).", srcCodexInv+"; "+srcGeminiStdin),
 		Applies: agentIs("codex", "gemini"), Judge: judgeStdinClosed})
 	CheckClaudeStdin = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/claude-stdin", "MUST",
 		"A single-turn Claude run closes stdin after the result; a multi-turn run keeps one process and its stdin open until the last result.", srcClaudeStdin),
@@ -58,7 +58,9 @@ func judgeStdinClosed(o *Observation) Outcome {
 	closed, rejected, stopped := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, r := range o.Fake {
 		switch {
-		case r.Kind == "stdin_closed":
+		case r.Kind == "stdin_closed", r.Kind == "stdin_unread":
+			// stdin_unread: a CLI that reads no stdin (codex exec resume
+			// with a prompt) does not wait for its EOF.
 			closed[r.PID] = true
 		case r.Kind == "flags_error":
 			rejected[r.PID] = true
@@ -83,6 +85,12 @@ func judgeStdinClosed(o *Observation) Outcome {
 			// The adapter stopped a CLI that was running its turn: it
 			// was not waiting on stdin.
 			continue
+		}
+		if !wrote[s.PID] && strings.Contains(o.Case.Faults, "start_delay") {
+			continue // still loading when it was stopped: it read nothing yet
+		}
+		if o.Case.Agent == "codex" && !codexReadsStdin(s.Argv) {
+			continue // exec resume with a prompt reads no stdin
 		}
 		if !closed[s.PID] {
 			return failf("stdin closed (EOF) for every CLI process", "%s (pid %d) never saw stdin close: the real CLI waits for EOF before it starts, and hangs", strings.Join(s.Argv, " "), s.PID)
@@ -235,9 +243,10 @@ func judgePrompt(o *Observation) Outcome {
 	}
 	if len(text) == 0 {
 		for _, r := range o.Fake {
-			if r.PID == pid && (r.Kind == "flags_error" || r.Kind == "exit" && r.Signal != "") {
-				// It refused its arguments, or died, before it read
-				// stdin: what the prompt was cannot be seen.
+			if r.PID == pid && (r.Kind == "flags_error" || r.Kind == "session_error" || r.Kind == "exit" && r.Signal != "") {
+				// It refused its arguments or its session, or died,
+				// before it read stdin: what the prompt was cannot be
+				// seen.
 				return Outcome{Skip: true, Actual: "the CLI ended before it read its stdin"}
 			}
 		}

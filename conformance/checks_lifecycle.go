@@ -56,6 +56,12 @@ func judgeReportsFailure(o *Observation) Outcome {
 			return pass()
 		}
 	}
+	if o.Case.Expect.NextTurn && cliNeverFailed(o) {
+		// The turn that fails is a later process of the session (or a
+		// later turn of it): an adapter that did not continue the
+		// session never ran it. lifecycle/same-session judges that.
+		return Outcome{Skip: true, Actual: "the CLI completed every turn it ran and exited 0: the failing turn of the session never ran"}
+	}
 	// A long-lived CLI (Claude) may fail only when it exits, after its
 	// turns completed: then the end record must say so, if the CLI had
 	// exited when the adapter wrote it. One that exits only once the

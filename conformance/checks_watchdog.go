@@ -18,6 +18,12 @@ import (
 // short, so that the default run stays fast. The fake stalls for a day.
 const DefaultStallAfter = 5 * time.Second
 
+// MinStallAfter is the shortest watchdog time `run --stall-after` takes: a
+// watchdog must outwait a CLI that is slow to start within reason (the
+// slow-start cases keep it silent for slowStart), or it fails the turns
+// of a healthy CLI.
+const MinStallAfter = 3 * time.Second
+
 // watchdogGrace is how long past the watchdog time the runner waits for
 // the adapter to report the stalled turn before it gives up and closes:
 // the 5-second SIGKILL grace common in SDKs (an adapter may stop the CLI

@@ -69,6 +69,9 @@ func TestJudgeWatchdog(t *testing.T) {
 // TestWatchdogTimes checks which watchdog time a case waits for, and that
 // its deadline leaves room for it.
 func TestWatchdogTimes(t *testing.T) {
+	if MinStallAfter <= slowStart || DefaultStallAfter < MinStallAfter {
+		t.Errorf("MinStallAfter %v must outwait a slow start (%v), and the default (%v) respect it", MinStallAfter, slowStart, DefaultStallAfter)
+	}
 	cfg := &Config{Timeout: 20 * time.Second}
 	if got := stallAfter(cfg, nil); got != DefaultStallAfter {
 		t.Errorf("default: %v", got)

@@ -394,6 +394,9 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 		}
 	}
 	cmd.Dir = work
+	if err := seedSessions(c, sessions, work); err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.ID, err)
+	}
 	mark := newRunMark()
 	cmd.Env = append(caseEnv(cfg, c, fakes, sessions, observe, wire), envRunMark+"="+mark)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -659,6 +662,9 @@ func (d *driver) loop(ctx context.Context, lines <-chan adapterLine) {
 		d.send("close", nil)
 	} else {
 		start := map[string]any{"agent": c.Agent, "prompt": prompt, "cwd": d.cmd.Dir, "permission": c.Permission}
+		if c.Resume != "" {
+			start["resume"] = c.Resume
+		}
 		d.send("start", start)
 		d.prompt = 1
 	}
@@ -787,6 +793,9 @@ func (d *driver) timers() {
 	// one second after it started counts as its lines written.
 	linesOK := func(n int) bool {
 		return d.cli.lines >= n || !d.cliUp.IsZero() && time.Since(d.cliUp) >= notInTurnQuiet
+	}
+	if ip := c.Interrupt; ip != nil && ip.Early && !d.interrupted && d.turnEnds == 0 && d.cli.files > 0 {
+		d.interrupt() // the CLI is up, still loading
 	}
 	if ip := c.Interrupt; ip != nil && !d.interrupted && d.turnEnds == 0 && linesOK(ip.AfterEvents) {
 		q := ip.Quiet

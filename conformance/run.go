@@ -380,7 +380,11 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 		broke = &r
 	}
 	for _, chk := range Catalog() {
-		switch ok, why := chk.Applies(c, h); {
+		ok, why := chk.Applies(c, h)
+		if skip := appServerSkip(chk, c); skip != "" {
+			ok, why = false, skip
+		}
+		switch {
 		case broke != nil && broke.Check == chk.ID:
 			cr.Checks = append(cr.Checks, *broke)
 		case !ok:
@@ -406,7 +410,7 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 // undeclared says why a case is not run against an adapter whose hello
 // does not claim what the case needs ("" when it does): more than one turn
 // needs multi_turn, an interrupt needs interrupt (unless the runner
-// interrupts with SIGINT). The runner never sends a command the adapter
+// interrupts with SIGINT), a start that resumes needs resume. The runner never sends a command the adapter
 // did not claim; its checks are SKIP.
 func undeclared(c *Case, h *Hello, cfg *Config) string {
 	if h == nil {
@@ -417,6 +421,9 @@ func undeclared(c *Case, h *Hello, cfg *Config) string {
 	}
 	if c.Interrupt != nil && !cfg.Adapter.SignalInterrupt && !h.supports("interrupt") {
 		return "the case interrupts a turn and the adapter does not declare interrupt"
+	}
+	if c.Resume != "" && !h.supports("resume") {
+		return "the case starts by resuming a session and the adapter does not declare resume"
 	}
 	return ""
 }
@@ -547,8 +554,14 @@ func wireExcerpt(o *Observation) string {
 		switch r.Kind {
 		case "start":
 			fmt.Fprintf(&b, "cli pid %d: %s\n", r.PID, clip(strings.Join(r.Argv, " "), 400))
-		case "flags_error", "protocol_error":
+		case "flags_error", "protocol_error", "session_error":
 			fmt.Fprintf(&b, "cli pid %d at %d ms: %s: %s\n", r.PID, r.TMS, r.Kind, r.Message)
+		case "session":
+			how := "new session"
+			if r.Resumed {
+				how = "resumed session"
+			}
+			fmt.Fprintf(&b, "cli pid %d: %s %s\n", r.PID, how, r.Session)
 		case "signal":
 			fmt.Fprintf(&b, "cli pid %d at %d ms: %s → %s\n", r.PID, r.TMS, r.Signal, r.Action)
 		case "stdin":

@@ -60,10 +60,16 @@ var scriptedAdapters = []scriptedAdapter{
 	{file: "ignores-cancel.py", cases: []string{"codex/single-tool/interrupt-after-2", "gemini/single-tool/interrupt-after-2", "claude/single-tool/interrupt-after-2", "codex/plain-text"},
 		want: each([]string{"codex/single-tool/interrupt-after-2", "gemini/single-tool/interrupt-after-2", "claude/single-tool/interrupt-after-2"}, Fail, "interrupt/passed-on")},
 	// The end of a turn lost, the turn reported ok.
-	{file: "lost-tail.py", cases: []string{"codex/plain-text", "codex/single-tool", "claude/plain-text", "gemini/plain-text", "codex/single-tool/exit-0-no-terminal"},
+	// (Gemini CLI's own pipe cut, exit 0 and no result, is such a failure.)
+	{file: "lost-tail.py", cases: []string{"codex/plain-text", "codex/single-tool", "claude/plain-text", "gemini/plain-text", "codex/single-tool/exit-0-no-terminal",
+		"gemini/long-output/pipe-cut"},
 		want: merge(lostTail("codex/plain-text", true), lostTail("codex/single-tool", true),
 			lostTail("claude/plain-text", false), lostTail("gemini/plain-text", false),
-			each([]string{"codex/single-tool/exit-0-no-terminal"}, Fail, "lifecycle/reports-failure"))},
+			each([]string{"codex/single-tool/exit-0-no-terminal", "gemini/long-output/pipe-cut"}, Fail, "lifecycle/reports-failure"))},
+	// A turn that ends only with the CLI's terminal event hangs when Gemini
+	// CLI loses the end of its stdout on a pipe and exits 0.
+	{file: "waits-for-result.py", cases: []string{"gemini/plain-text", "codex/single-tool", "gemini/long-output/pipe-cut"},
+		want: each([]string{"gemini/long-output/pipe-cut"}, Timeout, "output/records")},
 	// A CLI that goes on writing after SIGINT crashes an adapter that
 	// closed its stream at the interrupt.
 	{file: "closed-stream.mjs", cases: []string{"codex/single-tool/writes-after-interrupt", "gemini/single-tool/writes-after-interrupt", "codex/interrupt"},
@@ -91,6 +97,18 @@ var scriptedAdapters = []scriptedAdapter{
 	{file: "daemon-leak.py", cases: []string{"codex/plain-text"},
 		want: each([]string{"codex/plain-text"}, Fail, "lifecycle/no-stray-process")},
 
+	// A fixed start-up timeout: a slow start taken for a failure, and the
+	// CLI given up on left running (on a slow start it may have ended by
+	// itself when the leftovers are looked for: only the hang is sure).
+	{file: "handshake-timeout.mjs", cases: []string{"codex/plain-text/slow-start", "gemini/plain-text/hangs-at-start", "codex/plain-text"},
+		want: merge(each([]string{"codex/plain-text/slow-start"}, Fail, "lifecycle/reports-success"),
+			each([]string{"gemini/plain-text/hangs-at-start"}, Fail, "lifecycle/reaps-cli"))},
+	// --session-id on every turn: the CLI refuses the id of a session that
+	// exists.
+	{file: "session-id-per-turn.py", cases: []string{"claude/multi-turn", "claude/multi-turn/resume", "claude/plain-text"},
+		want: merge(each([]string{"claude/multi-turn"}, Fail, "lifecycle/same-session", "lifecycle/reports-success"),
+			each([]string{"claude/multi-turn/resume"}, Fail, "invocation/resume-session", "lifecycle/reports-success"),
+			each([]string{"claude/multi-turn"}, Informational, "invocation/claude-stdin"))},
 	// Process trees. Signals to the CLI's pid alone: Gemini's launcher
 	// ignores them and Claude's fallback launcher dies of them alone, so
 	// the CLI never sees the interrupt and is left running after the

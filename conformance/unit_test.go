@@ -338,3 +338,25 @@ func TestWriteBaseline(t *testing.T) {
 		t.Errorf("gate against its own baseline = %+v, want passed, nothing stale", g)
 	}
 }
+
+// TestCodexReadsStdin holds the reading of codex argv to the real CLI's:
+// only exec resume with a prompt other than "-" leaves stdin alone.
+func TestCodexReadsStdin(t *testing.T) {
+	for argv, want := range map[string]bool{
+		"codex exec --json hi":                                    true,
+		"codex exec --json -":                                     true,
+		"codex exec --json resume 0199 hi":                        false,
+		"codex exec --json -s read-only resume 0199 -c x=1 hi":    false,
+		"codex exec --json resume 0199":                           true,
+		"codex exec --json resume 0199 -":                         true,
+		"codex exec --json resume --last hi":                      false,
+		"codex exec --json resume --last":                         true,
+		"codex exec --json hi resume 0199":                        false,
+		"codex exec --json -m resume resume 0199 hi":              false,
+		"codex exec --json --skip-git-repo-check resume --all 01": true,
+	} {
+		if got := codexReadsStdin(strings.Fields(argv)); got != want {
+			t.Errorf("codexReadsStdin(%q) = %v, want %v", argv, got, want)
+		}
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentconform/agentconform/conformance/internal/broken"
 	"github.com/agentconform/agentconform/fixtures"
@@ -198,4 +200,49 @@ func TestRunAtVersion(t *testing.T) {
 // TestAdapterAtVersion: the Go API's CLIVersion option.
 func TestAdapterAtVersion(t *testing.T) {
 	TestAdapter(t, referenceCommand(t, broken.ReferenceUnified), Strict(), CLIVersion("claude", "2.1.329"), Cases("claude/single-tool", "claude/compaction"))
+}
+
+// TestLeftAloneInterruptAtVersion: an adapter that never interrupts runs
+// claude/interrupt to its end at Claude Code 2.1.329 as on the default
+// set: the fake's interrupt window (30 s) runs out, the tool completes and
+// the turn completes, and the reference adapter passes. (The
+// 2.1.329 fixture that waited for the interrupt at an in step left such
+// an adapter waiting until the case timed out.)
+func TestLeftAloneInterruptAtVersion(t *testing.T) {
+	t.Parallel()
+	def := pickCases(t, "claude/interrupt")
+	pinned, err := AtVersions(def, map[string]string{"claude": "2.1.329"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pinned[0].Fixture != "claude/2.1.329/interrupt" || pinned[0].Unavailable != "" {
+		t.Fatalf("pinned case: %s %q", pinned[0].Fixture, pinned[0].Unavailable)
+	}
+	var wg sync.WaitGroup
+	res := make([]*Results, 2)
+	errs := make([]error, 2)
+	for i, c := range []*Case{def[0], pinned[0]} {
+		alone := *c
+		alone.ID += "/left-alone"
+		alone.Interrupt, alone.Expect.Cancelled = nil, false
+		alone.Timeout = 3 * time.Minute // the window is 30 s
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i], errs[i] = Run(context.Background(), Config{Adapter: testAdapter(t, broken.ReferenceUnified), Cases: []*Case{&alone}, WorkDir: t.TempDir(), Strict: true})
+		}()
+	}
+	wg.Wait()
+	for i, r := range res {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		c := r.Cases[0]
+		if c.Verdict != Pass || len(findings(r)) > 0 {
+			t.Errorf("%s: %s %v\n%s", c.Fixture, c.Verdict, findings(r), details(r, nil))
+		}
+		if !strings.Contains(c.Wire, "turn_end ok=true reason=completed") || !strings.Contains(c.Wire, "exit 0") {
+			t.Errorf("%s: the turn did not complete:\n%s", c.Fixture, c.Wire)
+		}
+	}
 }

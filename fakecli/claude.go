@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,28 +60,9 @@ func runClaude(p *proc) int {
 		return p.harnessError(err)
 	}
 	here := cwd()
-	var ses *session
-	switch {
-	case f.resumeSet:
-		if !isUUID(f.resume) {
-			return p.flagsError(claudeResumeError(f.resume), 1)
-		}
-		if ses, err = st.get("claude", f.resume); err != nil {
-			return p.harnessError(err)
-		}
-		if ses == nil {
-			ses = recorded("claude", ref, f.resume, here, "session_id")
-		}
-		if ses == nil {
-			return p.flagsError("No conversation found with session ID: "+f.resume, 1)
-		}
-	case f.continueLast:
-		if ses, err = st.latest("claude", here); err != nil {
-			return p.harnessError(err)
-		}
-		if ses == nil {
-			return p.flagsError("No conversation found to continue", 1)
-		}
+	ses, code, ok := claudeResolve(p, &f, st, ref, here)
+	if !ok {
+		return code
 	}
 	if ses != nil {
 		ref = ses.Transcript
@@ -142,6 +124,7 @@ func runClaude(p *proc) int {
 	if sid == "" {
 		sid = newUUID(rng)
 	}
+	p.logSession(sid, ses != nil && !f.forkSession)
 	if !f.noSessionPersistence {
 		rec := &session{CLI: "claude", ID: sid, Transcript: ref, Next: part + 1, Cwd: here}
 		if ses != nil && !f.forkSession {
@@ -245,6 +228,7 @@ const (
 type claudeLine struct {
 	kind  claudeKind
 	tools []string // tool_use ids (assistant) or tool_result ids (user); the denied tool (permission_denied)
+	names []string // the tool_use blocks' tool names (assistant), in the order of tools
 	// preEcho marks the lines the real CLI writes before its echo of the
 	// turn's user message (--replay-user-messages): system/init and the
 	// "requesting" status.
@@ -282,6 +266,10 @@ func classifyClaude(text string) claudeLine {
 			}
 			if id, ok := blk[key].(string); ok {
 				cl.tools = append(cl.tools, id)
+				if want == "tool_use" {
+					name, _ := blk["name"].(string)
+					cl.names = append(cl.names, name)
+				}
 			}
 		}
 	case "control_request":
@@ -325,11 +313,17 @@ type claudeState struct {
 	rng       *rand.Rand
 
 	lines []claudeLine // per step index, for out steps
+	// toolNames are the names of the tool_use blocks written so far, by id.
+	toolNames map[string]string
 
 	turnActive bool
-	turnStart  time.Time
-	openTools  []string
-	results    int
+	// deferredInterrupt is the request id of an interrupt that came after
+	// a user message still waiting for its turn: the real CLI reads stdin
+	// in order, so that turn starts and the interrupt ends it.
+	deferredInterrupt string
+	turnStart         time.Time
+	openTools         []string
+	results           int
 	// pendingPerm is the request id of a can_use_tool the client has not
 	// answered yet; skipPerm says one was withheld (no stdio prompt tool),
 	// so the next "in" for its answer takes the deny branch.
@@ -380,7 +374,7 @@ type claudeState struct {
 
 func newClaudeState(p *proc, e *engine, f *claudeFlags, sid string, rng *rand.Rand, version string) *claudeState {
 	c := &claudeState{p: p, flags: f, streamIn: f.inputFormat == "stream-json", sessionID: sid, rng: rng,
-		permMode: f.permissionMode, answeredTools: map[string]bool{}, version: version}
+		permMode: f.permissionMode, answeredTools: map[string]bool{}, version: version, toolNames: map[string]string{}}
 	// The real CLI (2.1.329, 2.1.331) writes session state changes when
 	// CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS is true, else, marked
 	// "sdk_host_only": true, when CLAUDE_CODE_SDK_READS_SESSION_STATE is
@@ -522,6 +516,9 @@ func (c *claudeState) afterOut(e *engine, i int, text string) flow {
 	switch cl.kind {
 	case kindAssistant:
 		c.openTools = append(c.openTools, cl.tools...)
+		for k, id := range cl.tools {
+			c.toolNames[id] = cl.names[k]
+		}
 		if c.partialSynth {
 			return c.partialAfter(e, i, text)
 		}
@@ -573,6 +570,13 @@ func (c *claudeState) beforeIn(e *engine, st *transcript.Step) (flow, bool) {
 	}
 	if c.skipPerm && typ == "control_response" {
 		c.skipPerm = false
+		if i, ok := e.labels[noPromptToolLabel]; ok {
+			// What the CLI does when it decides without asking, as
+			// recorded (system/permission_denied, then the is_error
+			// tool_result with its own text).
+			e.pc = i
+			return flowJump, true
+		}
 		for _, cs := range st.Cases {
 			if hasDeny(cs.Match) {
 				e.pc = e.labels[cs.Goto]
@@ -602,6 +606,11 @@ func (c *claudeState) acceptUser(e *engine, st *transcript.Step, m *stdinMsg) fl
 	}
 	return flowJump
 }
+
+// noPromptToolLabel labels the steps a transcript records for a run
+// without a stdio permission prompt tool, where the CLI refuses a tool
+// without asking; a transcript without it takes its deny case instead.
+const noPromptToolLabel = "no-prompt-tool"
 
 // hasDeny reports whether a case's match selects a deny answer.
 func hasDeny(v any) bool {
@@ -641,6 +650,11 @@ func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow
 			if next >= len(e.steps) || !strings.Contains(e.steps[next].Text, `"isReplay":true`) {
 				c.pendingEcho = c.replayEcho(m)
 			}
+		}
+		if id := c.deferredInterrupt; id != "" {
+			c.deferredInterrupt = ""
+			e.pc++ // into the turn, which the interrupt ends
+			return c.interrupt(e, id, false)
 		}
 	case "control_response":
 		if resp, ok := m.obj["response"].(map[string]any); ok && c.pendingPerm != "" && resp["request_id"] == c.pendingPerm {
@@ -818,6 +832,12 @@ func (c *claudeState) control(e *engine, m *stdinMsg) flow {
 		if c.turnActive {
 			return c.interrupt(e, id, false)
 		}
+		for _, h := range e.held {
+			if h.typ == "user" {
+				c.deferredInterrupt = id
+				return flowNone
+			}
+		}
 		return c.success(e, id, map[string]any{"still_queued": []any{}})
 	case "set_permission_mode":
 		mode, _ := req["mode"].(string)
@@ -911,6 +931,7 @@ type userMessage struct {
 	UUID            string   `json:"uuid"`
 	Timestamp       string   `json:"timestamp"`
 	ToolUseResult   any      `json:"tool_use_result,omitempty"`
+	ToolResultMeta  any      `json:"tool_result_meta,omitempty"`
 }
 
 type userBody struct {
@@ -962,13 +983,28 @@ func (c *claudeState) emitLine(e *engine, s string) flow {
 
 func timestamp() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// The messages of an interrupted turn (docs/protocols/claude.md#interrupt, and the shapes
-// of fixtures/claude/interrupt.jsonl).
+// The messages of an interrupted turn, as the real CLI writes them (the
+// captures in testdata/captures/claude/2.1.329 and 2.1.331: interrupt,
+// interrupt-sigint, interrupt-stream-sigint, interrupt-sigterm).
 const (
 	interruptedForTool = "[Request interrupted by user for tool use]"
 	interrupted        = "[Request interrupted by user]"
 	rejectedToolUse    = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
+	// stoppedWhileRunning follows rejectedToolUse in the tool_result of a
+	// tool stopped by a control_request interrupt (2.1.329 and later; not
+	// after SIGINT, whose tool_result has rejectedToolUse alone).
+	stoppedWhileRunning = " Correction to the text above: this call was stopped while running, not refused before it ran. It may have run in part or in full, and its changes may have been written. No permission prompt was involved. Work it started elsewhere (a remote command, a background process) may still be running, so check before starting the same work again. The instruction to stop and wait still stands."
+	// killedBash is the tool_result of a Bash command killed when the CLI
+	// gets SIGTERM (its tool_use_result is "Error: " and this).
+	killedBash = "Exit code 137"
 )
+
+// toolResultMeta is a tool_result line's tool_result_meta entry.
+type toolResultMeta struct {
+	ID                 string          `json:"id"`
+	NonExecutionKind   string          `json:"non_execution_kind,omitempty"`
+	PermissionDecision json.RawMessage `json:"permission_decision,omitempty"`
+}
 
 // interrupt ends the running turn as the real CLI does on an interrupt
 // request (reqID, answered with the receipt) or SIGINT (bySignal):
@@ -995,10 +1031,19 @@ func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 		}
 	}
 	resultAt, after := c.skipTurn(e)
+	modern := !versionBefore(c.version, "2.1.329")
 	for _, id := range c.openTools {
+		text := rejectedToolUse
+		var meta any
+		if modern {
+			if !bySignal {
+				text += stoppedWhileRunning
+			}
+			meta = []toolResultMeta{{ID: id, NonExecutionKind: "user-rejected"}}
+		}
 		if emit(userMessage{Type: "user", Message: userBody{Role: "user", Content: []any{
-			rejectedResultBlock{Type: "tool_result", Content: rejectedToolUse, IsError: true, ToolUseID: id}}},
-			SessionID: c.sessionID, UUID: newUUID(c.rng), Timestamp: timestamp(), ToolUseResult: "User rejected tool use"}) {
+			rejectedResultBlock{Type: "tool_result", Content: text, IsError: true, ToolUseID: id}}},
+			SessionID: c.sessionID, UUID: newUUID(c.rng), Timestamp: timestamp(), ToolUseResult: "User rejected tool use", ToolResultMeta: meta}) {
 			return flowEnd
 		}
 	}
@@ -1131,9 +1176,13 @@ func versionBefore(v, w string) bool {
 	return len(a) < len(b)
 }
 
-// claudeSignal is Claude's own answer to a signal (docs/protocols/claude.md#sigint, #sigterm):
-// SIGINT interrupts a running turn and exits 0 (0 while idle too);
-// SIGTERM stops the stream with no result, exit 143; SIGHUP exits 129.
+// claudeSignal is Claude's own answer to a signal: SIGINT interrupts a
+// running turn and exits 0 (0 while idle too, and with stream-json input
+// without waiting for stdin to close); SIGTERM kills a running Bash
+// command, whose tool_result "Exit code 137" is written, and ends the
+// stream with no result, exit 143; SIGHUP exits 129 (the captures
+// interrupt-sigint, interrupt-stream-sigint, interrupt-sigterm and
+// interrupt-stream-sigterm of 2.1.329 and 2.1.331).
 func claudeSignal(e *engine, sig syscall.Signal) flow {
 	switch sig {
 	case syscall.SIGINT:
@@ -1142,9 +1191,56 @@ func claudeSignal(e *engine, sig syscall.Signal) flow {
 		}
 		return e.finish(0)
 	case syscall.SIGTERM:
+		if e.c != nil && e.c.turnActive {
+			if f := e.c.killTools(e); f != flowNone {
+				return f
+			}
+		}
 		return e.finish(143)
 	}
 	return e.finish(128 + int(sig))
+}
+
+// killTools writes what the real CLI writes for its running Bash commands
+// when SIGTERM kills them: per command, an is_error tool_result "Exit code
+// 137" (tool_use_result "Error: Exit code 137"), with the tool_result_meta
+// the transcript records for that call's own result, if any (2.1.329 and
+// later; the permission decision that let it run).
+func (c *claudeState) killTools(e *engine) flow {
+	if f := c.flushEcho(e); f != flowNone {
+		return f
+	}
+	for _, id := range c.openTools {
+		if c.toolNames[id] != "Bash" {
+			continue
+		}
+		var meta any
+		if !versionBefore(c.version, "2.1.329") {
+			if m := c.recordedMeta(e, id); m != nil {
+				meta = m
+			}
+		}
+		if f := c.emit(e, userMessage{Type: "user", Message: userBody{Role: "user", Content: []any{
+			rejectedResultBlock{Type: "tool_result", Content: killedBash, IsError: true, ToolUseID: id}}},
+			SessionID: c.sessionID, UUID: newUUID(c.rng), Timestamp: timestamp(), ToolUseResult: "Error: " + killedBash, ToolResultMeta: meta}); f != flowNone {
+			return f
+		}
+	}
+	return flowNone
+}
+
+// recordedMeta is the tool_result_meta of the transcript's own tool_result
+// line for the tool id (raw), or nil.
+func (c *claudeState) recordedMeta(e *engine, id string) json.RawMessage {
+	for i := range e.steps {
+		if e.steps[i].Op != transcript.OpOut || c.lines[i].kind != kindUser || !slices.Contains(c.lines[i].tools, id) {
+			continue
+		}
+		if m := rawMember([]byte(e.steps[i].Text), "tool_result_meta"); len(m) > 0 && m[0] == '[' {
+			return m
+		}
+	}
+	return nil
 }
 
 // brief renders a value for a message.

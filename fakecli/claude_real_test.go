@@ -277,8 +277,12 @@ func TestClaudeSessionStateEvents(t *testing.T) {
 // else CLAUDE_CODE_SDK_READS_SESSION_STATE adds sdk_host_only). The SDK
 // reads them to end a run and hands them to nobody.
 func TestClaudeSessionStateForSDK(t *testing.T) {
+	fx, err := loadFixture("claude/plain-text")
+	if err != nil {
+		t.Fatal(err)
+	}
 	state := func(s, extra string) *regexp.Regexp {
-		return regexp.MustCompile(`^\{"type":"system","subtype":"session_state_changed","state":"` + s + `",` + extra + `"uuid":"[0-9a-f-]{36}","session_id":"c5907e5e-8778-4735-ac77-e85e5e09d2db"\}$`)
+		return regexp.MustCompile(`^\{"type":"system","subtype":"session_state_changed","state":"` + s + `",` + extra + `"uuid":"[0-9a-f-]{36}","session_id":"` + fx.Header.SessionID + `"\}$`)
 	}
 	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/plain-text"})
 	for _, tc := range []struct {
@@ -445,18 +449,19 @@ func checkPartialStream(t *testing.T, all []string) {
 // model response (observed on 2.1.331 with an OAuth token and
 // anthropic-ratelimit-unified-* response headers: after the response's
 // last assistant line, or after its message_stop with partial messages);
-// and a tool_progress heartbeat for a tool that has run 30 s (observed on
-// 2.1.331 with a 34 s Bash call: tool_use_id "<id>-heartbeat-0",
+// and a tool_progress heartbeat for a tool that has run 30 s (the
+// interrupt-stream-sigint capture of 2.1.331, a 34 s Bash call, which the
+// claude/interrupt fixture replays: tool_use_id "<id>-heartbeat-0",
 // parent_tool_use_id the call, elapsed_time_seconds 30, heartbeat true).
 func TestClaudeRateLimitAndToolProgress(t *testing.T) {
-	r, _ := driveFixture(t, "claude/multi-tool", nil, nil, func(string) bool { return false })
+	r, _ := driveFixture(t, "claude/subscription", nil, nil, func(string) bool { return false })
 	all := lines(r.stdout)
 	var kinds []string
 	for _, line := range all {
 		kinds = append(kinds, kindOf(line))
 	}
 	if got, want := strings.Join(kinds[:6], ","), "system/init,assistant,assistant,assistant,rate_limit_event,user"; got != want || strings.Count(r.stdout, `"rate_limit_event"`) != 1 {
-		t.Errorf("multi-tool: %s, want %s and one rate_limit_event", strings.Join(kinds, ","), want)
+		t.Errorf("subscription: %s, want %s and one rate_limit_event", strings.Join(kinds, ","), want)
 	}
 	if jsonField(all[0], "apiKeySource") != "none" {
 		t.Errorf("a subscription session's init: %s", all[0])
@@ -466,7 +471,7 @@ func TestClaudeRateLimitAndToolProgress(t *testing.T) {
 		t.Errorf("rate_limit_event: %s", all[4])
 	}
 
-	r, _ = driveFixture(t, "claude/multi-tool", []string{"--include-partial-messages"}, nil, isPartialLine)
+	r, _ = driveFixture(t, "claude/subscription", []string{"--include-partial-messages"}, nil, isPartialLine)
 	all = lines(r.stdout)
 	for i, line := range all {
 		if kindOf(line) == "rate_limit_event" && (i == 0 || !strings.Contains(all[i-1], `"type":"message_stop"`)) {
@@ -602,7 +607,12 @@ func TestClaudeKeyOrder(t *testing.T) {
 		l.wait()
 	}
 
-	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/interrupt"})
+	// An interrupt where the transcript scripts none: the fake makes the
+	// receipt, the tool_result, the message and the error result itself,
+	// in the order of the real CLI's interrupted result (the 2.1.331
+	// interrupt capture).
+	want := topKeys(t, capturedLine(t, "2.1.331", "interrupt", "result"))
+	f := fakecli.Start(t, fakecli.Options{Transcript: toolTurns(t, 10000)})
 	l := startFake(t, f, "claude", claudeStream, cmdOpts{})
 	l.send(user("run the suite"))
 	l.until("tool_use", isToolUse)
@@ -615,12 +625,8 @@ func TestClaudeKeyOrder(t *testing.T) {
 	}
 	l.next(lineTimeout)
 	res := l.next(lineTimeout)
-	keys := topKeys(t, res)
-	want := []string{"duration_api_ms", "stop_reason", "session_id", "total_cost_usd", "usage", "modelUsage", "permission_denials",
-		"terminal_reason", "fast_mode_state", "subagent_stats", "safety_stops", "is_error", "num_turns", "subtype", "errors",
-		"type", "duration_ms", "uuid", "queued_turn_count", "result_index", "model_usage_since_last_result"}
-	if !reflect.DeepEqual(keys, want) {
-		t.Errorf("error result keys:\n%v\nwant\n%v", keys, want)
+	if keys := topKeys(t, res); !reflect.DeepEqual(keys, want) || !strings.HasPrefix(res, `{"duration_api_ms":`) {
+		t.Errorf("error result keys:\n%v\nwant (the 2.1.331 capture's)\n%v", keys, want)
 	}
 	l.wait()
 

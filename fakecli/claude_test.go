@@ -412,15 +412,25 @@ func TestClaudeScriptedSIGINT(t *testing.T) {
 }
 
 // TestClaudeSIGTERM: SIGTERM during a turn stops the stream with no result
-// and exit 143.
+// and exit 143; the Bash command it killed gets its tool_result "Exit code
+// 137" first (TestClaudeSIGTERMCaptured has the evidence).
 func TestClaudeSIGTERM(t *testing.T) {
 	f := fakecli.Start(t, fakecli.Options{Transcript: printToolTurn(t, 10000)})
 	l := startFake(t, f, "claude", []string{"-p", "run it", "--output-format", "stream-json", "--verbose"}, cmdOpts{})
 	l.until("tool_use", isToolUse)
 	l.signal(syscall.SIGTERM)
 	r, rest := l.wait()
-	if r.code != 143 || len(rest) != 0 {
-		t.Errorf("status %d, after SIGTERM %q; want 143 and nothing", r.code, rest)
+	if r.code != 143 || len(rest) != 1 || !strings.Contains(rest[0], `"content":"Exit code 137","is_error":true`) {
+		t.Errorf("status %d, after SIGTERM %q; want 143 and the killed command's tool_result", r.code, rest)
+	}
+	// While no tool runs: nothing more.
+	f = fakecli.Start(t, fakecli.Options{Transcript: toolTurns(t, 0)})
+	l = startFake(t, f, "claude", claudeStream, cmdOpts{})
+	l.send(user("run it"))
+	l.until("result", typeIs("result"))
+	l.signal(syscall.SIGTERM)
+	if r, rest := l.wait(); r.code != 143 || len(rest) != 0 {
+		t.Errorf("idle: status %d, after SIGTERM %q; want 143 and nothing", r.code, rest)
 	}
 }
 

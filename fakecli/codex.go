@@ -20,6 +20,9 @@ const codexVersion = "0.169.0"
 
 // runCodex is the codex personality: `codex exec`, one turn per process.
 func runCodex(p *proc) int {
+	if len(p.args) > 0 && p.args[0] == "app-server" {
+		return runCodexAppServer(p, p.args[1:]) // codex_appserver.go
+	}
 	ref, err := transcriptRef("codex", p.env)
 	if err != nil {
 		return p.harnessError(err)
@@ -59,12 +62,20 @@ func runCodex(p *proc) int {
 	// stdin: read to EOF before anything else when it is not a terminal,
 	// even with a prompt argument (`codex exec --help`: "If stdin is piped
 	// and a prompt is also provided, stdin is appended as a <stdin> block";
-	// testdata/captures/codex/*.stderr.txt).
+	// testdata/captures/codex/*.stderr.txt). `exec resume` with a prompt
+	// does not read stdin at all (resolve_prompt in codex-rs/exec/src/lib.rs
+	// reads it only for a missing prompt or "-"): its stderr has no
+	// "Reading ..." line (testdata/captures/codex/human_resume.stderr.txt,
+	// the second process of testdata/captures/codex/0.169.0/multi-turn.jsonl).
 	var prompt string
 	if f.promptGiven && f.prompt != "-" {
 		prompt = f.prompt
 	}
 	switch {
+	case !codexReadsStdin(&f):
+		// The prompt is the argument; stdin stays unread, and a client
+		// may leave it open.
+		p.obs.log("stdin_unread")
 	case !p.stdinTTY && p.stdin != nil:
 		if prompt != "" {
 			io.WriteString(p.stderr, "Reading additional input from stdin...\n")
@@ -108,30 +119,12 @@ func runCodex(p *proc) int {
 		return p.harnessError(err)
 	}
 	here := cwd()
-	var ses *session
-	if f.resume {
-		if f.last {
-			filter := here
-			if f.all {
-				filter = ""
-			}
-			if ses, err = st.latest("codex", filter); err != nil {
-				return p.harnessError(err)
-			}
-		} else {
-			if ses, err = st.get("codex", f.resumeID); err != nil {
-				return p.harnessError(err)
-			}
-			if ses == nil {
-				ses = recorded("codex", ref, f.resumeID, here, "thread_id")
-			}
-			if ses == nil {
-				return p.flagsError(fmt.Sprintf("Error: thread/resume: thread/resume failed: no rollout found for thread id %s (code -32600)", f.resumeID), 1)
-			}
-		}
-		if ses != nil {
-			ref = ses.Transcript
-		}
+	ses, code, ok := codexResolve(p, &f, st, ref, here)
+	if !ok {
+		return code
+	}
+	if ses != nil {
+		ref = ses.Transcript
 	}
 	t, err := loadRef("codex", ref)
 	if err != nil {
@@ -150,6 +143,7 @@ func runCodex(p *proc) int {
 	if sid == "" {
 		sid = newUUID(p.rng("codex", ref))
 	}
+	p.logSession(sid, ses != nil)
 	if !f.ephemeral {
 		rec := &session{CLI: "codex", ID: sid, Transcript: ref, Next: part + 1, Cwd: here, Title: firstLine(prompt)}
 		if ses != nil {
@@ -160,7 +154,7 @@ func runCodex(p *proc) int {
 		}
 	}
 
-	eng.steps = p.plan.steps("codex", parts[part])
+	eng.steps = codexStdinNotices(p.plan.steps("codex", parts[part]))
 	eng.labels = transcript.Labels(eng.steps)
 	if recID != "" && sid != recID {
 		eng.rewriteFrom, eng.rewriteTo = recID, sid
@@ -169,6 +163,27 @@ func runCodex(p *proc) int {
 		eng.format = newCodexHuman(p, &f, t.Header.CLIVersion, prompt)
 	}
 	return eng.run()
+}
+
+// codexReading are the notices codex exec writes on stderr when it reads
+// stdin (read_prompt_from_stdin in codex-rs/exec/src/lib.rs).
+var codexReading = map[string]bool{
+	"Reading additional input from stdin...": true,
+	"Reading prompt from stdin...":           true,
+}
+
+// codexStdinNotices drops a process part's recorded stdin notices: the
+// fake writes its own, as its command line and stdin call for (a capture
+// records the one its own run wrote; a resume with a prompt writes none).
+func codexStdinNotices(steps []transcript.Step) []transcript.Step {
+	out := steps[:0:0]
+	for _, st := range steps {
+		if st.Op == transcript.OpErr && codexReading[st.Text] {
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // codexSignal is Codex's own answer to a signal, as observed on 0.169.0

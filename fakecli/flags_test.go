@@ -90,7 +90,8 @@ func TestFlagErrors(t *testing.T) {
 		{name: "not a git repo", cli: "codex", args: []string{"exec", "--json", "hi"},
 			stderr: "Reading additional input from stdin...\nNot inside a trusted directory and --skip-git-repo-check was not specified.\n", code: 1},
 		{name: "unknown thread", cli: "codex", args: []string{"exec", "--json", "--skip-git-repo-check", "resume", uuidB, "hi"},
-			stderr: "Reading additional input from stdin...\nError: thread/resume: thread/resume failed: no rollout found for thread id " + uuidB + " (code -32600)\n", code: 1},
+			// exec resume with a prompt reads no stdin (human_resume.stderr.txt).
+			stderr: "Error: thread/resume: thread/resume failed: no rollout found for thread id " + uuidB + " (code -32600)\n", code: 1},
 
 		// Gemini (docs/protocols/gemini.md#invocation).
 		{name: "yolo and approval mode", cli: "gemini", args: []string{"-y", "--approval-mode", "yolo", "-p", "hi"},
@@ -103,7 +104,7 @@ func TestFlagErrors(t *testing.T) {
 			stderr: "The flags --resume, --session-id, and --session-file are mutually exclusive. Please provide only one." + geminiUsage1, prefix: true, code: 1},
 		{name: "resume unknown", cli: "gemini", args: []string{"--resume", "nonexistent", "-p", "x", "-o", "stream-json"},
 			stderr: "Error resuming session: No previous sessions found for this project.\n", code: 42},
-		{name: "resume latest without sessions", cli: "gemini", args: []string{"--resume", "-p", "x"},
+		{name: "resume an id without sessions", cli: "gemini", args: []string{"--resume", uuidB, "-p", "x"},
 			stderr: "Error resuming session: No previous sessions found for this project.\n", code: 42},
 		{name: "unknown argument", cli: "gemini", args: []string{"--auto-edit", "-p", "x"},
 			stderr: "Unknown argument: auto-edit" + geminiUsage1, prefix: true, code: 1},

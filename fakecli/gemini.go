@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -97,27 +96,12 @@ func runGemini(p *proc) int {
 		return p.flagsError("No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.", 1)
 	}
 
-	var ses *session
-	switch {
-	case f.resumeGiven:
-		if ses, err = geminiFind(st, here, f.resume); err != nil {
-			return p.harnessError(err)
-		}
-		if ses == nil {
-			ses = recorded("gemini", ref, f.resume, here, "session_id")
-		}
-		if ses == nil {
-			return p.flagsError(geminiNoSession, 42)
-		}
+	ses, code, ok := geminiResolve(p, &f, st, ref, here)
+	if !ok {
+		return code
+	}
+	if ses != nil {
 		ref = ses.Transcript
-	case f.sessionID != "":
-		old, err := st.get("gemini", f.sessionID)
-		if err != nil {
-			return p.harnessError(err)
-		}
-		if old != nil {
-			return p.flagsError(fmt.Sprintf("Error starting session: Session ID %q already exists. Use --resume to resume it, or provide a different ID.", f.sessionID), 42)
-		}
 	}
 	t, err := loadRef("gemini", ref)
 	if err != nil {
@@ -139,10 +123,12 @@ func runGemini(p *proc) int {
 	if sid == "" {
 		sid = newUUID(p.rng("gemini", ref))
 	}
+	p.logSession(sid, ses != nil)
 	rec := &session{CLI: "gemini", ID: sid, Transcript: ref, Next: part + 1, Cwd: here, Title: firstLine(prompt)}
 	if ses != nil {
 		rec.Created, rec.Cwd, rec.Title = ses.Created, ses.Cwd, ses.Title
 	}
+	rec.Empty = (ses == nil || ses.Empty) && !geminiLeavesHistory(parts[part])
 	if err := st.put(rec); err != nil {
 		return p.harnessError(err)
 	}
@@ -195,23 +181,6 @@ func geminiYOLONotices(steps []transcript.Step, yolo bool) []transcript.Step {
 		return steps
 	}
 	return out
-}
-
-// geminiFind resolves --resume: "latest" (or bare), a 1-based index into
-// the project's sessions (oldest first, as --list-sessions numbers them),
-// or an id.
-func geminiFind(st *store, here, v string) (*session, error) {
-	if v == "" || v == "latest" {
-		return st.latest("gemini", here)
-	}
-	if n, err := strconv.Atoi(v); err == nil {
-		all, err := st.list("gemini", here)
-		if err != nil || n < 1 || n > len(all) {
-			return nil, err
-		}
-		return all[n-1], nil
-	}
-	return st.get("gemini", v)
 }
 
 // geminiList is --list-sessions.

@@ -43,9 +43,11 @@ func TestGeminiResume(t *testing.T) {
 	if dup.code != 42 || !strings.HasPrefix(dup.stderr, `Error starting session: Session ID "`+sid+`" already exists.`) {
 		t.Errorf("--session-id of an existing session: exit %d, stderr %q", dup.code, dup.stderr)
 	}
+	// Another directory is another project, with no session: "latest"
+	// warns and starts one (testdata/captures/gemini/0.61.0/resume-latest-none.jsonl).
 	other := runFake(t, f, "gemini", append([]string{"--resume", "latest"}, append(geminiP, "x")...), cmdOpts{})
-	if other.code != 42 {
-		t.Errorf("latest in another directory: exit %d, want 42", other.code)
+	if other.code != 0 || !strings.HasPrefix(other.stderr, "No previous sessions found for this project.\n") {
+		t.Errorf("latest in another directory: exit %d, stderr %q; want a new session after the warning", other.code, other.stderr)
 	}
 }
 
@@ -115,8 +117,8 @@ func TestGeminiStdinPrompt(t *testing.T) {
 // yolo): loadCliConfig in google-gemini/gemini-cli@5411f113
 // packages/cli/src/config/config.ts warns when the approval mode is yolo,
 // once in the launcher and once in the relaunched child.
-// testdata/captures/gemini/tool_single.stderr.txt (--yolo) has the two
-// lines, plain_text.stderr.txt and api_error_401.stderr.txt (no -y) none.
+// testdata/captures/gemini/0.61.0/single-tool.jsonl (-y) has the two
+// lines, plain-text.jsonl and api-error-401.jsonl (no -y) none.
 // The fake follows its own argv, not the fixture's.
 func TestGeminiYOLONotice(t *testing.T) {
 	const notice = "YOLO mode is enabled. All tool calls will be automatically approved.\n"
@@ -148,8 +150,8 @@ func TestGeminiYOLONotice(t *testing.T) {
 // handleError in google-gemini/gemini-cli@5411f113
 // packages/cli/src/utils/errors.ts exits with
 // getNumericExitCode(extractErrorCode(error)), the error's status. Captured
-// on 0.61.0: 401 → 145, 429 → 173, 500 → 244
-// (testdata/captures/gemini/api_error_*.meta.json); 400 → 144.
+// on 0.61.0: 400 → 144, 401 → 145, 429 → 173, 500 → 244
+// (testdata/captures/gemini/0.61.0/api-error-*.jsonl, the fixtures' source).
 func TestGeminiAPIErrorExit(t *testing.T) {
 	for fixture, code := range map[string]int{"gemini/api-error": 144, "gemini/api-error-401": 145, "gemini/api-error-429": 173, "gemini/api-error-500": 244} {
 		f := fakecli.Start(t, fakecli.Options{Fixture: fixture})
@@ -170,20 +172,43 @@ func TestGeminiAPIErrorExit(t *testing.T) {
 // google-gemini/gemini-cli@5411f113 packages/cli/src/gemini.tsx calls
 // process.exit(ExitCodes.SUCCESS) without draining stdout, so the tail of a
 // big line still queued behind the full 64 KiB pipe is lost, with every line
-// after it: observed on 0.61.0 in 2 of 4 runs on a slow pipe, stdout ended 5
-// × 64 KiB into a 368 KB tool_result line, with no result and exit 0
-// (testdata/captures/gemini/pipe_cut.meta.json).
+// after it. Captured on 0.61.0 (testdata/captures/gemini/
+// pipe_cut.long-output.jsonl, the long-output scenario): stdout ended
+// 196608 bytes (3 × 64 KiB) into the 400 KB tool_result line, without its
+// newline, the answer or the result, and the CLI exited 0; in other runs
+// 5 × 64 KiB (pipe_cut.meta.json). The fake with pipe_cut at that offset
+// writes what the real CLI wrote: the same lines whole, the same number of
+// bytes of the cut line, the same exit.
 func TestGeminiPipeCut(t *testing.T) {
+	real := loadCapture(t, "../testdata/captures/gemini/pipe_cut.long-output.jsonl")
+	want := walk(t, real.Steps)
+	whole := strings.Split(want.stdout[:strings.LastIndexByte(want.stdout, '\n')+1], "\n")
+	whole = whole[:len(whole)-1]
+	cutAt := len(want.stdout) - strings.LastIndexByte(want.stdout, '\n') - 1
+	if want.code != 0 || cutAt == 0 || cutAt%65536 != 0 || strings.Contains(want.stdout, `"type":"result"`) {
+		t.Fatalf("the capture does not show the cut: exit %d, %d bytes of its last line", want.code, cutAt)
+	}
+	argv := real.Header.Argv[1:]
 	f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/long-output"})
-	full := runFake(t, f, "gemini", append(geminiP, "How many requests in logs/server.log failed?"), cmdOpts{})
-	start := strings.Index(full.stdout, `{"type":"tool_result"`) // the 300 KB line
-	for _, at := range []int{65536, 262144} {
-		l := startFake(t, f, "gemini", append(geminiP, "How many requests in logs/server.log failed?"),
-			cmdOpts{env: []string{"AGENTCONFORM_FAULTS=pipe_cut:at=" + strconv.Itoa(at)}})
-		r, _ := l.wait()
-		if r.code != 0 || r.signaled || r.stdout != full.stdout[:start+at] || strings.Contains(r.stdout, `"type":"result"`) {
-			t.Errorf("at=%d: exit %d, %d stdout bytes (want %d: the lines before the tool_result and %d bytes of it), ends %q",
-				at, r.code, len(r.stdout), start+at, at, r.stdout[max(0, len(r.stdout)-40):])
+	full := runFake(t, f, "gemini", argv, cmdOpts{})
+	for _, at := range []int{cutAt, 327680} {
+		r := runFake(t, f, "gemini", argv, cmdOpts{env: []string{"AGENTCONFORM_FAULTS=pipe_cut:at=" + strconv.Itoa(at)}})
+		lines := strings.Split(r.stdout, "\n")
+		tail := lines[len(lines)-1]
+		lines = lines[:len(lines)-1]
+		if r.code != 0 || r.signaled || len(tail) != at || !strings.HasPrefix(full.stdout, r.stdout) || strings.Contains(r.stdout, `"type":"result"`) {
+			t.Errorf("at=%d: exit %d, %d bytes of the cut line (want %d), ends %q", at, r.code, len(tail), at, r.stdout[max(0, len(r.stdout)-40):])
+		}
+		if len(lines) != len(whole) {
+			t.Fatalf("at=%d: %d whole lines before the cut, the real CLI wrote %d", at, len(lines), len(whole))
+		}
+		for i := range lines {
+			if a, b := jsonField(lines[i], "type"), jsonField(whole[i], "type"); a != b {
+				t.Errorf("at=%d: line %d is %s, the real CLI's %s", at, i+1, a, b)
+			}
+		}
+		if !strings.HasPrefix(tail, `{"type":"tool_result"`) {
+			t.Errorf("at=%d: the cut line is not the tool_result: %.60s", at, tail)
 		}
 		if r.stderr != full.stderr {
 			t.Errorf("at=%d: stderr %q, want %q", at, r.stderr, full.stderr)

@@ -117,8 +117,12 @@ func (o *observer) close() {
 //
 //	start           CLI, Argv, Env, Cwd, Transcript, StdinTTY, PPID
 //	flags_error     Message, ExitCode
+//	session         Session, Resumed
+//	session_error   Message, ExitCode, Session, Reason
 //	stdin           Text (the raw line), Matched / MatchedStep
 //	stdin_closed    (nothing more)
+//	stdin_unread    (nothing more: this CLI reads no stdin, as codex exec
+//	                resume with a prompt argument)
 //	signal          Signal, Action
 //	fault           Fault, Params, Detail
 //	out, err        Bytes, Step
@@ -143,6 +147,14 @@ type Observation struct {
 
 	Message  string `json:"message,omitempty"`
 	ExitCode int    `json:"exit_code,omitempty"`
+
+	// Session is the session (thread) id a session record's process runs
+	// its turn in, or the id a session_error record's process refused;
+	// Resumed says the session existed before the process started (a
+	// resume), Reason why the id was refused ("not_found", "in_use").
+	Session string `json:"session,omitempty"`
+	Resumed bool   `json:"resumed,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 
 	// Text is a stdin record's raw line (its "line" field).
 	Text string `json:"-"`
@@ -256,7 +268,7 @@ var adapterEnv = []string{
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
 }
 
-// logStart writes the start record.
+// logStart writes the start record, then sits out the start_delay fault.
 func (p *proc) logStart(transcriptName string) {
 	if p.obs == nil {
 		return
@@ -270,4 +282,7 @@ func (p *proc) logStart(transcriptName string) {
 	cwd, _ := os.Getwd()
 	argv := append([]string{p.cli}, p.args...)
 	p.obs.log("start", "cli", p.cli, "argv", argv, "env", env, "cwd", cwd, "transcript", transcriptName, "stdin_tty", p.stdinTTY, "ppid", os.Getppid())
+	// From here the process is in the log: a slow start (start_delay)
+	// passes now, so that a process killed while it loads is seen.
+	p.startDelay()
 }

@@ -46,6 +46,9 @@ type engine struct {
 	// c is Claude's state (control layer, turns, interrupts); nil for the
 	// other CLIs.
 	c *claudeState
+	// rpc is `codex app-server`'s JSON-RPC layer (codex_appserver.go);
+	// nil for the other personalities.
+	rpc *appServerState
 	// format turns stream lines into another output format (Claude text
 	// and json, Gemini text and json, Codex without --json); nil writes
 	// the lines as they are.
@@ -141,10 +144,7 @@ func (e *engine) run() int {
 		case transcript.OpStdinEOF:
 			f = e.stdinEOF()
 		case transcript.OpDelay:
-			f = e.sleep(e.p.timing.delay(st.DelayMS))
-			if f == flowNone {
-				e.pc++
-			}
+			f = e.delayStep(st)
 		case transcript.OpLabel:
 			e.pc++
 		case transcript.OpGoto:
@@ -259,7 +259,7 @@ func (e *engine) errLine(st *transcript.Step) flow {
 // and (Claude) stdin lines that arrived meanwhile.
 func (e *engine) poll() flow {
 	var inCh chan inLine
-	if e.c != nil && !e.in.eof {
+	if (e.c != nil || e.rpc != nil) && !e.in.eof {
 		inCh = e.in.ch
 	}
 	for {
@@ -274,6 +274,12 @@ func (e *engine) poll() flow {
 			if !ok {
 				e.sawEOF()
 				inCh = nil
+				continue
+			}
+			if e.rpc != nil {
+				if f := e.rpc.dispatch(e, decodeLine(l), nil); f != flowNone {
+					return f
+				}
 				continue
 			}
 			if f := e.c.dispatch(e, decodeLine(l), nil); f != flowNone {
@@ -321,6 +327,11 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 	if kind == waitTime && e.heldForNext() {
 		return flowNone, nil
 	}
+	if e.rpc != nil && e.in.eof && kind != waitEOF {
+		// The app-server's stdin is closed: it has written what needed no
+		// wait, and exits instead of waiting.
+		return e.rpc.eof(e), nil
+	}
 	var timer <-chan time.Time
 	if d >= 0 {
 		t := time.NewTimer(d)
@@ -329,11 +340,15 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 	}
 	for {
 		var inCh chan inLine
-		if !e.in.eof && (kind != waitTime || e.c != nil) {
+		if !e.in.eof && (kind != waitTime || e.c != nil || e.delayCases()) {
 			inCh = e.in.ch
 		}
 		if kind != waitTime && e.in.eof {
 			return flowNone, nil // stdin is at EOF: no line will come
+		}
+
+		if e.rpc != nil && !e.in.eof {
+			inCh = e.in.ch // the app-server reads stdin while it sleeps too
 		}
 		select {
 		case <-e.p.endCh:
@@ -352,6 +367,9 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 				if kind != waitTime {
 					return flowNone, nil
 				}
+				if e.rpc != nil {
+					return e.rpc.eof(e), nil // the app-server waits no more
+				}
 				continue
 			}
 			blocked = true
@@ -359,7 +377,20 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 			if kind == waitLine {
 				return flowNone, m
 			}
+			if e.rpc != nil {
+				if f := e.rpc.dispatch(e, m, nil); f != flowNone {
+					return f, nil
+				}
+				if e.heldForNext() {
+					return flowNone, nil
+				}
+				continue
+			}
 			if e.c == nil {
+				if kind == waitTime && e.delayCases() && e.matches(&e.steps[e.pc], m) {
+					e.held = append(e.held, m)
+					return flowNone, nil
+				}
 				e.logStdin(m, "ignored")
 				continue
 			}
@@ -424,6 +455,9 @@ func (e *engine) inStep(st *transcript.Step) flow {
 			return f
 		}
 		if m == nil {
+			if e.rpc != nil {
+				return e.rpc.eof(e)
+			}
 			if e.eofAgain() {
 				return e.eofLoop()
 			}
@@ -431,6 +465,15 @@ func (e *engine) inStep(st *transcript.Step) flow {
 		}
 		if e.matches(st, m) {
 			return e.consume(st, m)
+		}
+		if e.rpc != nil {
+			if f := e.rpc.dispatch(e, m, st); f != flowNone {
+				return f
+			}
+			if m := e.takeHeld(st); m != nil {
+				return e.consume(st, m)
+			}
+			continue
 		}
 		if e.c != nil {
 			if f := e.c.dispatch(e, m, st); f != flowNone {
@@ -491,6 +534,69 @@ func (e *engine) inEOF(st *transcript.Step) flow {
 	return flowNone
 }
 
+// delayStep sleeps a delay_ms step. With cases, a stdin line matching one
+// of them (held from before the delay, or arriving during it) ends the
+// sleep and the replay jumps to that case's label.
+func (e *engine) delayStep(st *transcript.Step) flow {
+	if f, ok := e.takeDelayCase(st); ok {
+		return f
+	}
+	if f := e.sleep(e.p.timing.delay(st.DelayMS)); f != flowNone {
+		return f
+	}
+	if f, ok := e.takeDelayCase(st); ok {
+		return f
+	}
+	e.pc++
+	return flowNone
+}
+
+// delayCases reports whether the replay stands at a delay with cases.
+func (e *engine) delayCases() bool {
+	return e.pc >= 0 && e.pc < len(e.steps) && e.steps[e.pc].Op == transcript.OpDelay && len(e.steps[e.pc].Cases) > 0
+}
+
+// delayCase returns the first case of a delay step that a stdin line
+// matches.
+func (e *engine) delayCase(st *transcript.Step, m *stdinMsg) (transcript.Case, bool) {
+	if m.obj == nil {
+		return transcript.Case{}, false
+	}
+	for _, c := range st.Cases {
+		if ok, _ := transcript.Match(c.Match, m.obj, e.vars); ok {
+			return c, true
+		}
+	}
+	return transcript.Case{}, false
+}
+
+// takeDelayCase takes a held line that one of a delay step's cases
+// matches: its captures are stored and the replay jumps to the case.
+func (e *engine) takeDelayCase(st *transcript.Step) (flow, bool) {
+	for i, m := range e.held {
+		c, ok := e.delayCase(st, m)
+		if !ok {
+			continue
+		}
+		e.held = append(e.held[:i], e.held[i+1:]...)
+		e.logStdin(m, st.Line)
+		e.reanchor(st)
+		for name, ptr := range st.Capture {
+			if v, ok := transcript.Lookup(m.obj, ptr); ok {
+				e.vars[name] = v
+			}
+		}
+		if e.c != nil {
+			if f := e.c.consumed(e, st, m); f == flowEnd {
+				return f, true
+			}
+		}
+		e.pc = e.labels[c.Goto]
+		return flowJump, true
+	}
+	return flowNone, false
+}
+
 // stdinEOF waits for stdin to close.
 func (e *engine) stdinEOF() flow {
 	st := &e.steps[e.pc]
@@ -513,12 +619,16 @@ func (e *engine) reanchor(st *transcript.Step) {
 
 // matches reports whether a stdin line is what an "in" step expects.
 func (e *engine) matches(st *transcript.Step, m *stdinMsg) bool {
+	if st.Op == transcript.OpDelay {
+		_, ok := e.delayCase(st, m)
+		return ok
+	}
 	if st.Match != nil {
 		if m.obj == nil {
 			return false
 		}
 		ok, _ := transcript.Match(st.Match, m.obj, e.vars)
-		return ok
+		return ok && (e.rpc == nil || e.rpc.threadKnown(m) == "")
 	}
 	return string(m.raw) == e.vars.Fill(st.Text) || strings.TrimSuffix(string(m.raw), "\r") == e.vars.Fill(st.Text)
 }
@@ -548,8 +658,8 @@ func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 		}
 	}
 	if e.c != nil {
-		if f := e.c.consumed(e, st, m); f == flowEnd {
-			return f
+		if f := e.c.consumed(e, st, m); f != flowNone {
+			return f // the end, or a jump (an interrupt that was waiting for the turn)
 		}
 	}
 	for _, c := range st.Cases {
@@ -595,14 +705,19 @@ func (e *engine) heldForNext() bool {
 	return false
 }
 
-// nextIn returns the "in" step the replay reaches next without waiting
-// (past out, err, label and on_signal steps and delays), or nil.
+// nextIn returns the step that reads stdin next without the replay
+// waiting for anything else (past out, err, label and on_signal steps and
+// delays): an "in" step, or a delay with cases; nil when there is none.
 func (e *engine) nextIn() *transcript.Step {
 	for i := e.pc; i >= 0 && i < len(e.steps); i++ {
 		switch e.steps[i].Op {
 		case transcript.OpIn:
 			return &e.steps[i]
-		case transcript.OpOut, transcript.OpErr, transcript.OpLabel, transcript.OpOnSignal, transcript.OpDelay:
+		case transcript.OpDelay:
+			if len(e.steps[i].Cases) > 0 {
+				return &e.steps[i]
+			}
+		case transcript.OpOut, transcript.OpErr, transcript.OpLabel, transcript.OpOnSignal:
 		default:
 			return nil
 		}

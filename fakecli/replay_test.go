@@ -249,3 +249,48 @@ func firstSessionID(stream string) string {
 	}
 	return ""
 }
+
+// TestDelayCases: a delay with cases is a window: a stdin line matching a
+// case, whether it comes during the delay or was sent before the replay
+// reached it, ends the delay, its captures fill later lines, and the
+// replay goes on at the case's label; without such a line the delay runs
+// out and the replay falls through. A line that matches no case is handled
+// as in any delay.
+func TestDelayCases(t *testing.T) {
+	path := writeTranscript(t, map[string]any{"transcript": "agentconform/v1", "cli": "claude", "cli_version": "2.1.331"},
+		map[string]any{"in": map[string]any{"type": "user"}},
+		out(map[string]any{"type": "system", "subtype": "init", "session_id": "s"}),
+		map[string]any{"delay_ms": 30000, "capture": map[string]any{"ping": "/id"},
+			"cases": []any{map[string]any{"match": map[string]any{"type": "ping"}, "goto": "pinged"}}},
+		out(map[string]any{"type": "result", "subtype": "success", "session_id": "s"}),
+		map[string]any{"stdin_eof": true}, map[string]any{"exit": 0},
+		map[string]any{"label": "pinged"},
+		map[string]any{"out": `{"type":"pong","id":"{{ping}}","session_id":"s"}`},
+		map[string]any{"stdin_eof": true}, map[string]any{"exit": 3})
+	f := fakecli.Start(t, fakecli.Options{Transcript: path, Timing: "0.001"})
+
+	// During the delay.
+	l := startFake(t, f, "claude", claudeStream, cmdOpts{})
+	l.send(user("hi"))
+	l.until("init", typeIs("system", "init"))
+	l.send(`{"type":"keep_alive"}`)
+	l.send(`{"type":"ping","id":"p-1"}`)
+	if ev := l.nextEvent(); ev["type"] != "pong" || ev["id"] != "p-1" {
+		t.Errorf("after the ping: %v", ev)
+	}
+	if r, rest := l.wait(); r.code != 3 || len(rest) != 0 {
+		t.Errorf("exit %d, more lines %q; want the branch's exit 3", r.code, rest)
+	}
+
+	// Before the delay: held until the replay gets there.
+	r := runFake(t, f, "claude", claudeStream, cmdOpts{stdin: user("hi") + "\n" + `{"type":"ping","id":"p-2"}` + "\n"})
+	if got := lines(r.stdout); r.code != 3 || len(got) != 2 || !strings.Contains(got[1], `"id":"p-2"`) {
+		t.Errorf("ping sent with the prompt: exit %d\n%s", r.code, r.stdout)
+	}
+
+	// No ping: the delay (30 ms at this timing) runs out.
+	r = runFake(t, f, "claude", claudeStream, cmdOpts{stdin: user("hi") + "\n"})
+	if got := lines(r.stdout); r.code != 0 || len(got) != 2 || !strings.Contains(got[1], `"type":"result"`) {
+		t.Errorf("no ping: exit %d\n%s", r.code, r.stdout)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/agentconform/fixtures"
+	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -76,6 +77,13 @@ func loadRef(cli, ref string) (*transcript.Transcript, error) {
 }
 
 func loadFixture(name string) (*transcript.Transcript, error) {
+	if asfixtures.IsName(name) {
+		t, err := asfixtures.Load(name)
+		if err != nil {
+			return nil, fmt.Errorf("no fixture %q (%s): %w", name, EnvFixture, err)
+		}
+		return t, nil
+	}
 	if cli, version, scenario := fixtures.SplitName(name); version != "" {
 		// A fixture of an older CLI version: that version's, or none.
 		t, err := fixtures.LoadVersion(cli, version, scenario)

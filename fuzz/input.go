@@ -216,6 +216,7 @@ var vocabulary = []opSpec{
 	{op: "pipe_cut", params: []paramSpec{{"at", pBlocks}}},
 	{op: "linger", params: []paramSpec{{"after", pAfter}}},
 	{op: "unknown_block", params: []paramSpec{{"nth", pNth}}},
+	{op: "start_delay", params: []paramSpec{{"ms", pMS}}, timing: true},
 }
 
 // ladderSizes are the line sizes ladder mutations choose from: both sides

@@ -27,6 +27,9 @@ const (
 	ExternalSeeds
 )
 
+// maxSeedAfter is the largest "after" an encoded input holds (pAfter).
+const maxSeedAfter = 31
+
 // Seeds returns the seed inputs of a set, in a stable order.
 func Seeds(set SeedSet) []Seed {
 	var out []Seed
@@ -38,9 +41,10 @@ func Seeds(set SeedSet) []Seed {
 			continue
 		}
 		// Interrupt after every stdout line of the first process but the
-		// last (after the last, the turn is over).
+		// last (after the last, the turn is over), as far as an input can
+		// say (after is 0..31: a long answer's 40 chunks go beyond).
 		n := firstProcessOuts(loadedFixtures()[fx])
-		for k := 1; k < n; k++ {
+		for k := 1; k < n && k <= maxSeedAfter; k++ {
 			out = append(out, Seed{Name: fmt.Sprintf("interrupt-%s-%02d", slug(fx), k),
 				Input: Input{Fixture: fx, Mutations: []Mutation{{Op: OpInterrupt, Params: []Param{{"after", strconv.Itoa(k)}}}}}})
 		}

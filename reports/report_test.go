@@ -132,7 +132,7 @@ func TestResultsMarkdown(t *testing.T) {
 	}
 	md := buf.String()
 	order := []string{"## agentconform: ❌ 3 new failures", "| reference/unified | 4 |", "### New failures (3)", "<code>output/hello</code> on <code>gemini/plain-text</code>",
-		"### Stale baseline entries", "`claude/plain-text` (reference/unified)", "### Matrix", "| claude | 2.1.197 | `claude/plain-text` | ✅ | ⚠️ NON-STRICT |", "Full report"}
+		"### Stale baseline entries", "`claude/plain-text` (reference/unified)", "### Matrix", "| claude | 2.1.331 | `claude/plain-text` | ✅ | ⚠️ NON-STRICT |", "Full report"}
 	at := 0
 	for _, s := range order {
 		i := strings.Index(md[at:], s)

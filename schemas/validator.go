@@ -99,6 +99,9 @@ func NewSet(fsys fs.FS) *Set {
 	return &Set{fsys: fsys, cache: map[string]*Validator{}, errs: map[string]error{}}
 }
 
+// FS is the file system the Set reads schema files from.
+func (s *Set) FS() fs.FS { return s.fsys }
+
 var defaultSet = NewSet(FS())
 
 // Load returns the validator for dialect d under profile p from the embedded

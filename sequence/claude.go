@@ -197,7 +197,13 @@ func (c *claude) result(ev Event, report func(finding.Finding)) {
 	c.resultIndex(ev, report)
 	switch c.phase {
 	case noTurn:
-		if _, startup := ev.Obj["startup_failure_reason"]; !startup {
+		// A run that fails before its first turn writes its result alone:
+		// a startup failure, or a refused session (num_turns 0: an
+		// unknown --resume id, testdata/captures/claude/2.1.331/
+		// resume-unknown-id.jsonl).
+		_, startup := ev.Obj["startup_failure_reason"]
+		noTurnRan := isTrue(ev.Obj, "is_error") && numIs(ev.Obj, "num_turns", 0)
+		if !startup && !noTurnRan {
 			report(p.finding(ClaudeInitFirst, "",
 				"result before any system/init: every turn starts with system/init"))
 		}
@@ -278,4 +284,10 @@ func (c *claude) End(report func(finding.Finding)) {
 	}
 	c.closeTools(c.last, true, report)
 	c.ctl.end(report)
+}
+
+// numIs reports whether obj[key] is the number n.
+func numIs(obj map[string]any, key string, n float64) bool {
+	v, ok := obj[key].(float64)
+	return ok && v == n
 }

@@ -56,6 +56,12 @@ var claudeCases = []ruleCase{
 		good: `{"type":"result","subtype":"error_during_execution","is_error":true,"startup_failure_reason":"x","session_id":"s1"}`,
 	},
 	{
+		rule: ClaudeInitFirst, name: "refused-session", dialect: "claude",
+		bad:  lines(`{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":1,"session_id":"s1","errors":["x"]}`),
+		want: []string{"claude/turn/init-first@1"},
+		good: `{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":0,"session_id":"s1","errors":["No conversation found with session ID: s1"]}`,
+	},
+	{
 		rule: ClaudeOneResult, dialect: "claude",
 		bad:  lines(cInit, cText, cResult, cText, cResult),
 		want: []string{"claude/turn/one-result@4"},

@@ -131,10 +131,13 @@ func (c *codex) turnEnded(ev Event, typ string, report func(finding.Finding)) {
 	if typ == "turn.completed" && obj(ev.Obj, "usage") == nil {
 		report(p.finding(CodexTurnUsage, "/usage", "turn.completed without a usage object"))
 	}
+	// The CLI completes the running plan itself at turn end; any other
+	// item (a command left running in the background) may stay open.
 	for _, e := range sorted(c.openStarts()) {
-		it := c.open[e.id]
-		report(p.finding(CodexItemClosedAtTurnEnd, "",
-			"%s ends the turn while item %s (%s, started at line %d) was never completed", typ, quote(e.id), it.typ, it.start.line))
+		if it := c.open[e.id]; it.typ == "todo_list" {
+			report(p.finding(CodexTodoListClosedAtTurnEnd, "",
+				"%s ends the turn while the todo_list item %s (started at line %d) was never completed", typ, quote(e.id), it.start.line))
+		}
 	}
 	c.open = nil
 	c.phase, c.endAt = turnClosed, p
@@ -226,8 +229,14 @@ func (c *codex) setOpen(id string, it codexItem) {
 
 // notStarted reports an update or completion of a lifecycle item that was
 // never started.
+//
+// A file_change may begin with item.updated: the exec JSONL processor
+// writes a patch update that comes before the change's start as
+// item.updated, and the start after it as item.updated too
+// (FileChangePatchUpdated and already_started_file_change in
+// codex-rs/exec/src/event_processor_with_jsonl_output.rs).
 func (c *codex) notStarted(ev Event, typ, id, itype string, report func(finding.Finding)) {
-	if !codexLifecycle[itype] {
+	if !codexLifecycle[itype] || (itype == "file_change" && typ == "item.updated") {
 		return
 	}
 	report(at(ev).finding(CodexItemStartedFirst, "/item/id",

@@ -99,6 +99,15 @@ var codexCases = []ruleCase{
 			xItem("completed", "item_3", "future_item"), xDone),
 	},
 	{
+		// A patch update may come before the file change's start; the CLI
+		// then writes that start as item.updated too.
+		rule: CodexItemStartedFirst, name: "file-change-update", dialect: "codex",
+		bad:  lines(xThread, xTurn, xItem("completed", "item_0", "file_change"), xDone),
+		want: []string{"codex/item/started-first@3"},
+		good: lines(xThread, xTurn, xItem("updated", "item_0", "file_change"), xItem("updated", "item_0", "file_change"),
+			xItem("completed", "item_0", "file_change"), xDone),
+	},
+	{
 		rule: CodexItemCompletedOnce, dialect: "codex",
 		bad:  lines(xThread, xTurn, xMsg("item_0"), xMsg("item_0"), xDone),
 		want: []string{"codex/item/completed-once@4"},
@@ -139,10 +148,14 @@ var codexCases = []ruleCase{
 			xDone),
 	},
 	{
-		rule: CodexItemClosedAtTurnEnd, dialect: "codex",
-		bad:  lines(xThread, xTurn, xItem("started", "item_0", "command_execution"), xFailed),
-		want: []string{"codex/item/closed-at-turn-end@4"},
-		good: lines(xThread, xTurn, xItem("started", "item_0", "command_execution"), xItem("completed", "item_0", "command_execution"), xFailed),
+		// The CLI completes the running plan at turn end; a command left
+		// running in the background keeps only its item.started (captured
+		// on 0.169.0), so an open command is no finding.
+		rule: CodexTodoListClosedAtTurnEnd, dialect: "codex",
+		bad:  lines(xThread, xTurn, xItem("started", "item_0", "todo_list"), xItem("started", "item_1", "command_execution"), xMsg("item_2"), xFailed),
+		want: []string{"codex/item/todo-list-closed-at-turn-end@6"},
+		good: lines(xThread, xTurn, xItem("started", "item_0", "todo_list"), xItem("started", "item_1", "command_execution"), xMsg("item_2"),
+			xItem("completed", "item_0", "todo_list"), xDone),
 	},
 	{
 		rule: CodexTruncated, dialect: "codex",

@@ -52,7 +52,7 @@ func (g *gemini) Observe(ev Event, report func(finding.Finding)) {
 		g.init = p
 		return
 	}
-	if g.init.line == 0 && !g.initNoted {
+	if g.init.line == 0 && !g.initNoted && !(typ == "result" && isErrorResult(ev)) {
 		g.initNoted = true
 		report(p.finding(GeminiInitFirst, "/type", "%s before init: init is the first line", typ))
 	}
@@ -117,12 +117,22 @@ func (g *gemini) end(ev Event, report func(finding.Finding)) {
 		return // a second result was reported above
 	}
 	g.result = p
-	if g.users == 0 && g.init.line > 0 {
+	failed := isErrorResult(ev)
+	if g.users == 0 && g.init.line > 0 && !failed {
 		report(p.finding(GeminiOneUser, "",
 			"result without any user message after init"))
 	}
+	g.closeTools(p, failed, report)
+}
+
+// isErrorResult reports a result with status error. The CLI writes one for
+// an error wherever it happens (handleError in packages/cli/src/utils/
+// errors.ts): before init (resuming the chat failed) or between init and
+// the user message (an @-file reference that cannot be read), as well as
+// after the turn began.
+func isErrorResult(ev Event) bool {
 	status, _ := str(ev.Obj, "status")
-	g.closeTools(p, status == "error", report)
+	return status == "error"
 }
 
 func (g *gemini) closeTools(p place, forgive bool, report func(finding.Finding)) {
@@ -145,7 +155,7 @@ func (g *gemini) End(report func(finding.Finding)) {
 		return
 	}
 	report(g.last.finding(GeminiTruncated, "",
-		"the stream ends without a result (%d tool_use(s) unanswered); this is how a real Gemini run looks after a signal: exit 0, no result",
+		"the stream ends without a result (%d tool_use(s) unanswered); this is how a real Gemini run looks after SIGINT or SIGTERM, and when the CLI exits without draining a full stdout pipe (cut at a multiple of 64 KiB): exit 0, no result",
 		g.tools.pending()))
 	g.closeTools(g.last, true, report)
 }

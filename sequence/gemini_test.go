@@ -30,6 +30,14 @@ var geminiCases = []ruleCase{
 		good: lines(gInit, gUser, gText, gResult),
 	},
 	{
+		// handleError writes a result even when the run failed before
+		// init; only an error result may come alone.
+		rule: GeminiInitFirst, name: "error-before-init", dialect: "gemini",
+		bad:  lines(gResult),
+		want: []string{"gemini/order/init-first@1"},
+		good: lines(gResultErr),
+	},
+	{
 		rule: GeminiInitOnce, dialect: "gemini",
 		bad:  lines(gInit, gUser, gInit, gResult),
 		want: []string{"gemini/order/init-once@3"},
@@ -56,6 +64,9 @@ var geminiCases = []ruleCase{
 		rule: GeminiOneUser, name: "none", dialect: "gemini",
 		bad:  lines(gInit, gText, gResult),
 		want: []string{"gemini/message/one-user@3"},
+		// An @-file reference that cannot be read fails the run between
+		// init and the user message.
+		good: lines(gInit, gResultErr),
 	},
 	{
 		rule: GeminiToolResultKnown, dialect: "gemini",

@@ -41,11 +41,15 @@ const (
 	srcShimErrors      = "docs/protocols/shim.md#errors"
 )
 
+// srcCodexItemsAtTurnEnd says which items the Codex CLI completes when a
+// turn ends.
+const srcCodexItemsAtTurnEnd = "docs/protocols/codex.md#items-at-turn-end"
+
 // Claude Code stdout (and the stdout side of a transcript).
 var (
 	// ClaudeInitFirst: turn messages come only inside a turn opened by system/init.
 	ClaudeInitFirst = rule("claude/turn/init-first", finding.Must, srcClaudeOrder,
-		"A system/init message opens every turn: assistant, user and result messages come only after the turn's system/init (control messages, keep_alive and informational system messages may come before and between turns).")
+		"A system/init message opens every turn: assistant, user and result messages come only after the turn's system/init (control messages, keep_alive and informational system messages may come before and between turns; a run that fails before its first turn, with a startup_failure_reason or num_turns 0 as for an unknown --resume id, writes its error result alone).")
 	// ClaudeOneResult: one result per turn, and nothing of the turn after it.
 	ClaudeOneResult = rule("claude/turn/one-result", finding.Must, srcClaudeOrder,
 		"Exactly one result closes a turn: after it there is no second result and no assistant or user message until the next system/init opens a new turn (informational system messages, prompt_suggestion and rate_limit_event may follow it).")
@@ -135,7 +139,7 @@ var (
 		"turn.completed carries a usage object (thread-cumulative token counts).")
 	// CodexItemStartedFirst: lifecycle items start before they update or complete.
 	CodexItemStartedFirst = rule("codex/item/started-first", finding.Should, srcCodexCatalog,
-		"Items with a lifecycle (command_execution, file_change, mcp_tool_call, web_search, todo_list, collab_tool_call) get item.started before item.updated or item.completed; agent_message, reasoning and error items only ever complete and are exempt.")
+		"Items with a lifecycle (command_execution, file_change, mcp_tool_call, web_search, todo_list, collab_tool_call) get item.started before item.updated or item.completed (a file_change may begin with item.updated: a patch update that comes before its start); agent_message, reasoning and error items only ever complete and are exempt.")
 	// CodexItemCompletedOnce: an item completes at most once.
 	CodexItemCompletedOnce = rule("codex/item/completed-once", finding.Must, srcCodexOrder,
 		"An item completes at most once.")
@@ -148,9 +152,14 @@ var (
 	// CodexItemTypeStable: one id, one item type.
 	CodexItemTypeStable = rule("codex/item/type-stable", finding.Must, srcCodexCatalog,
 		"item.started, item.updated and item.completed sharing an item.id carry the same item.type.")
-	// CodexItemClosedAtTurnEnd: started items complete before the turn ends.
-	CodexItemClosedAtTurnEnd = rule("codex/item/closed-at-turn-end", finding.Must, srcCodexOrder,
-		"Every started item is completed before turn.completed or turn.failed (the CLI completes unfinished items itself before ending the turn).")
+	// CodexTodoListClosedAtTurnEnd: the running plan is completed before the
+	// turn ends. Other items need not be: the exec JSONL processor completes
+	// at turn end only the running todo_list and the started items that the
+	// thread's stored history lists for the turn, so a command left running
+	// in the background stays open (captured on 0.169.0:
+	// testdata/captures/codex/0.169.0/background-command.jsonl).
+	CodexTodoListClosedAtTurnEnd = rule("codex/item/todo-list-closed-at-turn-end", finding.Must, srcCodexItemsAtTurnEnd,
+		"A started todo_list item (the plan) is completed before turn.completed or turn.failed: the CLI completes the running plan itself when the turn ends. Other started items may stay open when the turn ends (a command left running in the background keeps only its item.started), so no rule asks for their completion.")
 	// CodexTruncated: the stream ends with a terminal event.
 	CodexTruncated = rule("codex/stream/truncated", finding.Must, srcCodexOrder,
 		"The stream ends with turn.completed or turn.failed.")
@@ -160,7 +169,7 @@ var (
 var (
 	// GeminiInitFirst: init opens the stream.
 	GeminiInitFirst = rule("gemini/order/init-first", finding.Must, srcGeminiOrder,
-		"init is the first event.")
+		"init is the first event, except for a result with status error: the CLI reports an error that happens before init (resuming the chat failed) with a result alone.")
 	// GeminiInitOnce: one init per process.
 	GeminiInitOnce = rule("gemini/order/init-once", finding.Must, srcGeminiOrder,
 		"init appears exactly once.")
@@ -169,7 +178,7 @@ var (
 		"result is the last event and appears once: nothing, not even another result, follows it.")
 	// GeminiOneUser: one user message per process.
 	GeminiOneUser = rule("gemini/message/one-user", finding.Should, srcGeminiOrder,
-		"Exactly one message with role user follows init (the raw prompt; one user turn per process).")
+		"Exactly one message with role user follows init (the raw prompt; one user turn per process); a run that fails before the prompt is sent (result status error) may have none.")
 	// GeminiToolResultKnown: tool_result names an earlier tool_use.
 	GeminiToolResultKnown = rule("gemini/tool/result-known-use", finding.Must, srcGeminiTools,
 		"Every tool_result.tool_id names the tool_id of a tool_use seen earlier.")
@@ -302,7 +311,7 @@ var (
 		CodexThreadFirst, CodexThreadOnce, CodexTurnStartedFirst, CodexTurnClosed,
 		CodexOneTurn, CodexNothingAfterTurnEnd, CodexTurnUsage,
 		CodexItemStartedFirst, CodexItemCompletedOnce, CodexItemNoUpdateAfterCompleted,
-		CodexItemIDUnique, CodexItemTypeStable, CodexItemClosedAtTurnEnd, CodexTruncated,
+		CodexItemIDUnique, CodexItemTypeStable, CodexTodoListClosedAtTurnEnd, CodexTruncated,
 	}
 	geminiRules = []*finding.Rule{
 		GeminiInitFirst, GeminiInitOnce, GeminiResultLast, GeminiOneUser,

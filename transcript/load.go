@@ -272,6 +272,41 @@ func (l *loader) strings(line jsonl.Line, obj map[string]any, k string) []string
 	return out
 }
 
+// parseBranches reads the capture and cases of an "in" or "delay_ms"
+// step; msg says what is wrong, at the JSON pointer ptr.
+func parseBranches(st *Step, obj map[string]any) (ptr, msg string) {
+	if c, ok := obj["capture"]; ok {
+		m, ok := c.(map[string]any)
+		if !ok {
+			return "/capture", "capture must be an object of name: JSON pointer"
+		}
+		st.Capture = map[string]string{}
+		for _, k := range sortedKeys(m) {
+			p, ok := m[k].(string)
+			if !ok || (p != "" && !strings.HasPrefix(p, "/")) {
+				return finding.Pointer("capture", k), "a capture is a JSON pointer such as \"/request_id\""
+			}
+			st.Capture[k] = p
+		}
+	}
+	if c, ok := obj["cases"]; ok {
+		arr, ok := c.([]any)
+		if !ok {
+			return "/cases", "cases must be an array of {match, goto}"
+		}
+		for i, x := range arr {
+			m, _ := x.(map[string]any)
+			match, mok := m["match"].(map[string]any)
+			to, gok := m["goto"].(string)
+			if !mok || !gok || to == "" || len(m) != 2 {
+				return finding.Pointer("cases", strconv.Itoa(i)), `a case is {"match": {...}, "goto": "label"}`
+			}
+			st.Cases = append(st.Cases, Case{Match: match, Goto: to})
+		}
+	}
+	return "", ""
+}
+
 // stepKeys are the keys a step line may have besides its one op key.
 var stepKeys = map[string]bool{"t": true, "capture": true, "cases": true, "optional": true, "newline": true, "base64": true}
 
@@ -318,9 +353,18 @@ func (l *loader) step(line jsonl.Line, obj map[string]any) (Step, bool) {
 		return bad("/base64", `base64 belongs only to an "out" or "err" step`)
 	}
 	if st.Op != OpIn {
-		for _, k := range []string{"capture", "cases", "optional"} {
-			if _, ok := obj[k]; ok {
-				return bad(finding.Pointer(k), k+" belongs only to an \"in\" step")
+		if _, ok := obj["optional"]; ok {
+			return bad("/optional", "optional belongs only to an \"in\" step")
+		}
+		if st.Op != OpDelay {
+			for _, k := range []string{"capture", "cases"} {
+				if _, ok := obj[k]; ok {
+					return bad(finding.Pointer(k), k+" belongs only to an \"in\" or a \"delay_ms\" step")
+				}
+			}
+		} else if _, ok := obj["cases"]; !ok {
+			if _, ok := obj["capture"]; ok {
+				return bad("/capture", "capture on a \"delay_ms\" step needs cases (the stdin lines that end the delay)")
 			}
 		}
 	}
@@ -366,34 +410,11 @@ func (l *loader) step(line jsonl.Line, obj map[string]any) (Step, bool) {
 		default:
 			return bad("/in", "in must be an object (matched as a subset of a JSON stdin line) or a string (a raw stdin line)")
 		}
-		if c, ok := obj["capture"]; ok {
-			m, ok := c.(map[string]any)
-			if !ok || st.Match == nil {
-				return bad("/capture", "capture must be an object of name: JSON pointer, on an \"in\" step with an object")
-			}
-			st.Capture = map[string]string{}
-			for _, k := range sortedKeys(m) {
-				p, ok := m[k].(string)
-				if !ok || (p != "" && !strings.HasPrefix(p, "/")) {
-					return bad(finding.Pointer("capture", k), "a capture is a JSON pointer such as \"/request_id\"")
-				}
-				st.Capture[k] = p
-			}
+		if _, ok := obj["capture"]; ok && st.Match == nil {
+			return bad("/capture", "capture must be an object of name: JSON pointer, on an \"in\" step with an object")
 		}
-		if c, ok := obj["cases"]; ok {
-			arr, ok := c.([]any)
-			if !ok {
-				return bad("/cases", "cases must be an array of {match, goto}")
-			}
-			for i, x := range arr {
-				m, _ := x.(map[string]any)
-				match, mok := m["match"].(map[string]any)
-				to, gok := m["goto"].(string)
-				if !mok || !gok || to == "" || len(m) != 2 {
-					return bad(finding.Pointer("cases", strconv.Itoa(i)), `a case is {"match": {...}, "goto": "label"}`)
-				}
-				st.Cases = append(st.Cases, Case{Match: match, Goto: to})
-			}
+		if ptr, msg := parseBranches(&st, obj); msg != "" {
+			return bad(ptr, msg)
 		}
 		if o, ok := obj["optional"]; ok {
 			b, ok := o.(bool)
@@ -412,6 +433,9 @@ func (l *loader) step(line jsonl.Line, obj map[string]any) (Step, bool) {
 			return bad("/delay_ms", "delay_ms must be a non-negative whole number")
 		}
 		st.DelayMS = n
+		if ptr, msg := parseBranches(&st, obj); msg != "" {
+			return bad(ptr, msg)
+		}
 	case OpExit:
 		n, ok := wholeNumber(v)
 		if !ok || n < 0 || n > 255 {
@@ -568,7 +592,7 @@ func (l *loader) checkFlow() {
 		switch s.Op {
 		case OpGoto:
 			need(s, s.Label, "/goto")
-		case OpIn:
+		case OpIn, OpDelay:
 			for i, c := range s.Cases {
 				need(s, c.Goto, finding.Pointer("cases", strconv.Itoa(i), "goto"))
 			}

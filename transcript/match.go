@@ -12,8 +12,10 @@ type Vars map[string]any
 
 // Fill replaces every {{name}} in s whose name is captured in v. A string
 // value is inserted JSON-escaped without quotes (so `"id":"{{req}}"` stays
-// valid JSON); any other value is inserted as its JSON text. Unknown names
-// are left as they are.
+// valid JSON); any other value is inserted as its JSON text. {{json:name}}
+// inserts the value's JSON text whatever its type, quotes included (a
+// JSON-RPC id echoed as `"id":{{json:id1}}`, string or number). Unknown
+// names are left as they are.
 func (v Vars) Fill(s string) string {
 	if len(v) == 0 || !strings.Contains(s, "{{") {
 		return s
@@ -31,11 +33,15 @@ func (v Vars) Fill(s string) string {
 			return b.String()
 		}
 		name := s[i+2 : i+2+j]
-		val, ok := v[name]
+		asJSON := strings.HasPrefix(name, "json:")
+		val, ok := v[strings.TrimPrefix(name, "json:")]
 		b.WriteString(s[:i])
-		if !ok {
+		switch {
+		case !ok:
 			b.WriteString(s[i : i+4+j])
-		} else {
+		case asJSON:
+			b.WriteString(renderJSON(val))
+		default:
 			b.WriteString(render(val))
 		}
 		s = s[i+4+j:]
@@ -49,6 +55,18 @@ func render(val any) string {
 	if s, ok := val.(string); ok {
 		q, _ := json.Marshal(s)
 		return string(q[1 : len(q)-1])
+	}
+	q, err := json.Marshal(val)
+	if err != nil {
+		return fmt.Sprint(val)
+	}
+	return string(q)
+}
+
+// renderJSON is val's JSON text (a raw string as JSON, quoted).
+func renderJSON(val any) string {
+	if r, ok := val.(rawString); ok {
+		val = string(r)
 	}
 	q, err := json.Marshal(val)
 	if err != nil {

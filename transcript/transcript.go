@@ -65,7 +65,11 @@ const (
 	OpIn Op = "in"
 	// OpStdinEOF waits until stdin is closed.
 	OpStdinEOF Op = "stdin_eof"
-	// OpDelay sleeps for DelayMS (scaled by the replay timing).
+	// OpDelay sleeps for DelayMS (scaled by the replay timing). With Cases,
+	// a stdin line that matches one of them during the sleep ends it and
+	// the replay continues at that case's label (Capture stores values of
+	// that line): the window in which a client may, but need not, send
+	// something (Claude's control_request interrupt during a tool).
 	OpDelay Op = "delay_ms"
 	// OpLabel marks a place that Goto, Cases and OnSignal can jump to.
 	OpLabel Op = "label"
@@ -112,11 +116,14 @@ type Step struct {
 	// templates filled from captures).
 	Match map[string]any `json:"-"`
 	// Capture names values of the matched stdin object (by JSON pointer) to
-	// fill {{name}} templates in later steps, e.g. {"req": "/request_id"}.
+	// fill {{name}} templates in later steps, e.g. {"req": "/request_id"}
+	// (OpIn, and OpDelay with Cases).
 	Capture map[string]string `json:"capture,omitempty"`
 	// Cases choose where to go after an OpIn matched, by further matching
 	// the same stdin object; the first case that matches wins, and no match
-	// falls through to the next step.
+	// falls through to the next step. On OpDelay, a stdin line matching a
+	// case during the delay jumps to it; without one the delay runs out and
+	// the replay falls through.
 	Cases []Case `json:"cases,omitempty"`
 	// Optional makes OpIn skip itself when stdin is at EOF.
 	Optional bool `json:"optional,omitempty"`
@@ -214,6 +221,12 @@ func (s Step) MarshalJSON() ([]byte, error) {
 		m[string(s.Op)] = true
 	case OpDelay:
 		m["delay_ms"] = s.DelayMS
+		if len(s.Capture) > 0 {
+			m["capture"] = s.Capture
+		}
+		if len(s.Cases) > 0 {
+			m["cases"] = s.Cases
+		}
 	case OpLabel:
 		m["label"] = s.Label
 	case OpGoto:

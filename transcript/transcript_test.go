@@ -29,6 +29,7 @@ const good = `{"transcript":"agentconform/v1","cli":"claude","cli_version":"2.1.
 {"label":"interrupted"}
 {"err":"interrupted"}
 {"label":"end"}
+{"delay_ms":10,"capture":{"int":"/request_id"},"cases":[{"match":{"type":"control_request","request":{"subtype":"interrupt"}},"goto":"interrupted"}]}
 {"delay_ms":10}
 {"stdin_eof":true}
 {"exit":0}
@@ -39,7 +40,7 @@ func TestLoadWriteRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.Header.CLI != "claude" || tr.Header.SessionID != "s1" || len(tr.Steps) != 18 {
+	if tr.Header.CLI != "claude" || tr.Header.SessionID != "s1" || len(tr.Steps) != 19 {
 		t.Fatalf("header %+v, %d steps", tr.Header, len(tr.Steps))
 	}
 	if s := tr.Steps[1]; s.Op != OpOut || s.T == nil || *s.T != 5 || !strings.Contains(s.Text, "{{init}}") {
@@ -50,6 +51,9 @@ func TestLoadWriteRoundTrip(t *testing.T) {
 	}
 	if got := Labels(tr.Steps); got["end"] != 14 {
 		t.Errorf("Labels = %v", got)
+	}
+	if s := tr.Steps[15]; s.Op != OpDelay || s.Capture["int"] != "/request_id" || len(s.Cases) != 1 || s.Cases[0].Goto != "interrupted" {
+		t.Errorf("step 16 = %+v", s)
 	}
 	if s := tr.Steps[10]; s.Op != OpErr || s.Text != "\xfe\xe9\x7f\xfd" {
 		t.Errorf("base64 line decoded to %q", s.Text)
@@ -86,7 +90,10 @@ func TestLoadErrorsSayWhereAndWhat(t *testing.T) {
 		"no end":          {head + `{"out":"x"}`, "t.jsonl:2: byte 71: process 1 does not end with exit or exit_signal"},
 		"bad header":      {`{"transcript":"agentconform/v1","cli":"cursor","cli_version":"1"}` + "\n" + `{"exit":0}`, `t.jsonl:1: byte 0: at /cli: cli "cursor" is not claude, codex or gemini`},
 		"not json":        {head + "{\"out\":\n" + `{"exit":0}`, "t.jsonl:2: byte 71:"},
-		"capture on out":  {head + `{"out":"x","capture":{"a":"/b"}}` + "\n" + `{"exit":0}`, `at /capture: capture belongs only to an "in" step`},
+		"capture on out":  {head + `{"out":"x","capture":{"a":"/b"}}` + "\n" + `{"exit":0}`, `at /capture: capture belongs only to an "in" or a "delay_ms" step`},
+		"delay capture":   {head + `{"delay_ms":5,"capture":{"a":"/b"}}` + "\n" + `{"exit":0}`, `at /capture: capture on a "delay_ms" step needs cases`},
+		"delay case goto": {head + `{"delay_ms":5,"cases":[{"match":{"type":"x"},"goto":"gone"}]}` + "\n" + `{"exit":0}`, `at /cases/0/goto: no label "gone"`},
+		"optional delay":  {head + `{"delay_ms":5,"optional":true}` + "\n" + `{"exit":0}`, `at /optional: optional belongs only to an "in" step`},
 		"newline in line": {head + `{"out":"a\nb"}` + "\n" + `{"exit":0}`, "at /out: a line must not contain a newline"},
 		"duplicate label": {head + `{"label":"a"}` + "\n" + `{"label":"a"}` + "\n" + `{"exit":0}`, `t.jsonl:3: byte 85: at /label: label "a" is already defined at line 2`},
 		"adapter output":  {`{"type":"sessionStarted","id":"1","sessionId":"s","timestamp":"t","agentType":"codex"}`, "a unified stream is an adapter's output"},
@@ -125,7 +132,8 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		}
 	}
 	for _, line := range []string{`{"out":"x","err":"y"}`, `{"exit":300}`, `{"out":"x","colour":"red"}`, `{"on_signal":{"SIGTERM":"shrug"}}`,
-		`{"out":"x","capture":{"a":"/b"}}`, `{}`, `{"stdin_eof":false}`, `{"in":3}`} {
+		`{"out":"x","capture":{"a":"/b"}}`, `{}`, `{"stdin_eof":false}`, `{"in":3}`, `{"delay_ms":5,"capture":{"a":"/b"}}`,
+		`{"delay_ms":5,"optional":true}`, `{"out":"x","cases":[{"match":{},"goto":"end"}]}`} {
 		if valid(line) {
 			t.Errorf("schema accepts bad step %s", line)
 		}

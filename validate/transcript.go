@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
@@ -52,6 +53,9 @@ func streamV1(ctx context.Context, r io.Reader, name string, opts Options, repor
 		}
 		return res, nil
 	}
+	if appserver.IsTranscript(t) {
+		return appServerV1(t, name, opts, p, res)
+	}
 	d, derr := schemas.ParseDialect(t.Header.CLI)
 	if opts.Dialect != "" {
 		d, derr = opts.Dialect, nil
@@ -73,7 +77,8 @@ func streamV1(ctx context.Context, r io.Reader, name string, opts Options, repor
 			p.emit(finding.Finding{Rule: RuleTranscriptPaths, File: name, Line: steps[0].Line,
 				Message: fmt.Sprintf("process %d has more than %d paths through its branches; the first %d were validated", pi+1, maxPaths, maxPaths)})
 		}
-		for _, path := range paths {
+		for _, op := range paths {
+			path := op.out
 			var buf bytes.Buffer
 			for _, s := range path {
 				buf.WriteString(placeholders.Fill(s.Text))
@@ -82,6 +87,9 @@ func streamV1(ctx context.Context, r io.Reader, name string, opts Options, repor
 				}
 			}
 			remap := func(f finding.Finding, sev finding.Severity) {
+				if op.signal && strings.HasSuffix(f.Rule.ID, "/stream/truncated") {
+					return // a signal may end the stream mid-turn: that is what the branch records
+				}
 				f.File = name
 				if f.Line > 0 && f.Line <= len(path) {
 					s := path[f.Line-1]
@@ -159,18 +167,33 @@ func (templateFiller) Fill(s string) string {
 	}
 }
 
+// outPath is the out steps of one path through a process part; signal
+// says the path took an on_signal branch (what the CLI wrote once
+// signalled).
+type outPath struct {
+	out    []transcript.Step
+	signal bool
+}
+
 // outPaths lists the out steps along every path through one process part:
-// an "in" step with cases continues at each case's label and also falls
-// through; goto jumps; a path ends at exit or exit_signal, or when it would
-// revisit a step (a loop). It reports whether paths were cut at maxPaths.
-func outPaths(steps []transcript.Step) ([][]transcript.Step, bool) {
+// an "in" step with cases, and a delay with cases, continue at each case's
+// label and also fall through; an on_signal goto continues at its label
+// too (the signal coming right then, as the captures take it: while a
+// tool runs); goto jumps; a path ends at exit or exit_signal, or when it
+// would revisit a step (a loop). It reports whether paths were cut at
+// maxPaths.
+func outPaths(steps []transcript.Step) ([]outPath, bool) {
 	labels := transcript.Labels(steps)
-	var paths [][]transcript.Step
+	var paths []outPath
 	truncated := false
 	type state struct {
 		at      int
 		out     []transcript.Step
 		visited map[int]bool
+		signal  bool
+	}
+	fork := func(stack []state, st state, label string, signal bool) []state {
+		return append(stack, state{at: labels[label], out: append([]transcript.Step(nil), st.out...), visited: copySet(st.visited), signal: st.signal || signal})
 	}
 	stack := []state{{at: 0, visited: map[int]bool{}}}
 	for len(stack) > 0 {
@@ -192,14 +215,27 @@ func outPaths(steps []transcript.Step) ([][]transcript.Step, bool) {
 				st.at = labels[s.Label]
 				continue
 			}
-			if s.Op == transcript.OpIn {
+			var targets []string
+			signal := false
+			switch s.Op {
+			case transcript.OpIn, transcript.OpDelay:
 				for _, c := range s.Cases {
-					if len(paths)+len(stack) >= maxPaths {
-						truncated = true
-						break
-					}
-					stack = append(stack, state{at: labels[c.Goto], out: append([]transcript.Step(nil), st.out...), visited: copySet(st.visited)})
+					targets = append(targets, c.Goto)
 				}
+			case transcript.OpOnSignal:
+				signal = true
+				for _, sig := range sortedKeys(s.OnSignal) {
+					if to, ok := strings.CutPrefix(s.OnSignal[sig], "goto:"); ok {
+						targets = append(targets, to)
+					}
+				}
+			}
+			for _, to := range targets {
+				if len(paths)+len(stack) >= maxPaths {
+					truncated = true
+					break
+				}
+				stack = fork(stack, st, to, signal)
 			}
 			st.at++
 		}
@@ -207,9 +243,18 @@ func outPaths(steps []transcript.Step) ([][]transcript.Step, bool) {
 			truncated = true
 			break
 		}
-		paths = append(paths, st.out)
+		paths = append(paths, outPath{out: st.out, signal: st.signal})
 	}
 	return paths, truncated
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func copySet(m map[int]bool) map[int]bool {

@@ -114,8 +114,8 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	default:
 		return runUsageError(stderr, fmt.Errorf("--interrupt %q: want command or signal", *interrupt))
 	}
-	if *stallAfter <= 0 {
-		return runUsageError(stderr, fmt.Errorf("--stall-after %s: want a positive duration", *stallAfter))
+	if *stallAfter < conformance.MinStallAfter {
+		return runUsageError(stderr, fmt.Errorf("--stall-after %s: want at least %s (a watchdog must outwait a CLI that is slow to start)", *stallAfter, conformance.MinStallAfter))
 	}
 	cfg := conformance.Config{FakeExe: fakecli.Executable(self), Match: *cases, Jobs: *jobs, Seed: *seed, Timeout: *timeout, Strict: *strict, Keep: *keep,
 		CLIVersions: pins, StallAfter: *stallAfter}
@@ -308,7 +308,7 @@ func printCatalog(w io.Writer) {
 	for _, c := range conformance.Catalog() {
 		fmt.Fprintf(w, "  %-6s %s\n         %s\n         Source: %s\n", c.Level, c.ID, c.Requirement, c.Source)
 	}
-	cases, err := conformance.Generate(conformance.CLIs)
+	cases, err := conformance.Generate(append(append([]string(nil), conformance.CLIs...), conformance.AgentAppServer))
 	if err != nil {
 		fmt.Fprintf(w, "cases: %v\n", err)
 		return

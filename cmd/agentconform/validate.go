@@ -17,8 +17,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/fixtures"
+	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
 	"github.com/agentconform/agentconform/jsonl"
 	"github.com/agentconform/agentconform/reports"
 	"github.com/agentconform/agentconform/schemas"
@@ -282,6 +284,14 @@ func collectInputs(args []string) ([]input, error) {
 		for _, fx := range all {
 			ins = append(ins, input{name: path.Join("fixtures", fx.Path), path: fx.Path, fixFS: fixtures.FS()})
 		}
+		// The codex app-server fixtures, a set of their own.
+		names, err := asfixtures.Names()
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			ins = append(ins, input{name: path.Join("fixtures", "appserver", n+".jsonl"), path: n + ".jsonl", fixFS: asfixtures.FS()})
+		}
 		return ins, nil
 	}
 	var ins []input
@@ -360,6 +370,8 @@ func printRules(w io.Writer) {
 	all = append(all, validate.RulesFor(schemas.Spec, schemas.UnifiedEvents)...)
 	all = append(all, validate.RulesFor(schemas.Shim, schemas.ShimEvents)...)
 	all = append(all, sequence.AllRules...)
+	all = append(all, appserver.Rules()...)
+	all = append(all, appserver.RuleTranscriptPaths)
 	seen := map[string]bool{}
 	for _, r := range all {
 		if seen[r.ID] {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentconform/agentconform/capture"
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/fixtures"
 	"github.com/agentconform/agentconform/reports"
@@ -176,5 +178,47 @@ func TestCaptureWritesAVersionedSet(t *testing.T) {
 	}
 	if code, _, errs := runCaptureCmd(t, "capture", "--versioned-fixtures", "--cli", "gemini", "--gemini-path", fakeGemini(t, "")); code != exitUsage || !strings.Contains(errs, "needs --update-fixtures") {
 		t.Errorf("--versioned-fixtures alone: %d %s", code, errs)
+	}
+}
+
+// TestCaptureWritesAVersionedClaudeSet: --versioned-fixtures converts
+// Claude captures as the generator does (fixtures/convert): the captures
+// of 2.1.329 make exactly the embedded 2.1.329 set, joined branches and
+// all, and the captures no fixture is made from are named.
+func TestCaptureWritesAVersionedClaudeSet(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "captures", "claude", "2.1.329")
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(files) < 15 {
+		t.Fatalf("captures: %v %v", files, err)
+	}
+	var runs []*captureRun
+	for _, f := range files {
+		runs = append(runs, &captureRun{Result: &capture.Result{File: f}})
+	}
+	fx := t.TempDir()
+	os.Mkdir(filepath.Join(fx, "claude"), 0o755)
+	var progress bytes.Buffer
+	if err := updateVersionedFixtures(fx, runs, &progress); err != nil {
+		t.Fatal(err)
+	}
+	set, err := fixtures.AllVersion("claude", "2.1.329")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrote, _ := filepath.Glob(filepath.Join(fx, "claude", "2.1.329", "*.jsonl"))
+	if len(wrote) != len(set) || !strings.Contains(progress.String(), "wrote the claude 2.1.329 fixtures") {
+		t.Errorf("wrote %d fixtures, the embedded set has %d\n%s", len(wrote), len(set), progress.String())
+	}
+	for _, f := range set {
+		want, _ := fs.ReadFile(fixtures.FS(), f.Path)
+		got, err := os.ReadFile(filepath.Join(fx, filepath.FromSlash(f.Path)))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: what capture wrote is not the embedded fixture (%v)", f.Name, err)
+		}
+	}
+	for _, sc := range []string{"background-bash", "slow-stream"} {
+		if !strings.Contains(progress.String(), "no fixture from the claude 2.1.329 capture "+sc+": ") {
+			t.Errorf("progress does not name the unused capture %s:\n%s", sc, progress.String())
+		}
 	}
 }

@@ -22,6 +22,9 @@ type claudeDriver struct {
 	p    *proc
 	tag  string // random part of our request ids
 	reqN int
+	// sessionID is the session id the CLI announced ("" until it has):
+	// a turn after the process died starts it again, resuming that.
+	sessionID func() string
 
 	mu      sync.Mutex
 	perms   map[string]permState // can_use_tool requests by request_id
@@ -37,25 +40,60 @@ const (
 	permCancelled
 )
 
-// startClaude starts the CLI and sends initialize.
-func startClaude(ctx context.Context, cfg Config) (*claudeDriver, error) {
+// startClaude starts the CLI and sends initialize. sessionID reports the
+// session the CLI announced, for a restart.
+func startClaude(ctx context.Context, cfg Config, sessionID func() string) (*claudeDriver, error) {
+	var tag [4]byte
+	_, _ = rand.Read(tag[:])
+	d := &claudeDriver{cfg: cfg, ctx: ctx, tag: hex.EncodeToString(tag[:]), perms: map[string]permState{}, sessionID: sessionID}
+	if err := d.launch(cfg); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// launch starts a CLI process with cfg's arguments and sends initialize.
+func (d *claudeDriver) launch(cfg Config) error {
 	path, err := cfg.executable()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p, err := startProc(procSpec{name: "claude", path: path, args: claudeArgs(cfg), dir: cfg.Cwd, env: cfg.environ(), stdin: true, stderr: cfg.Stderr})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var tag [4]byte
-	_, _ = rand.Read(tag[:])
-	d := &claudeDriver{cfg: cfg, ctx: ctx, p: p, tag: hex.EncodeToString(tag[:]), perms: map[string]permState{}}
-	context.AfterFunc(ctx, func() { p.stop(cfg.stopGrace()) })
+	d.p = p
+	context.AfterFunc(d.ctx, func() { p.stop(cfg.stopGrace()) })
 	// The first line need not be initialize (docs/protocols/claude.md#stdin), but the
 	// SDKs send it, and hooks or MCP servers would need it. A failure
 	// here shows up as the first turn's failure.
 	_ = d.request("initialize", nil)
-	return d, nil
+	return nil
+}
+
+// restart starts the CLI again after its process died, resuming the
+// session it had announced, so that the caller's next turn works.
+func (d *claudeDriver) restart() error {
+	sid := ""
+	if d.sessionID != nil {
+		sid = d.sessionID()
+	}
+	d.mu.Lock()
+	dead := d.deadErr
+	d.mu.Unlock()
+	if sid == "" {
+		return dead // nothing to resume
+	}
+	cfg := d.cfg
+	cfg.Resume = sid
+	if err := d.launch(cfg); err != nil {
+		return fmt.Errorf("claude: starting it again to resume session %s after %v: %w", sid, dead, err)
+	}
+	d.mu.Lock()
+	d.deadErr = nil
+	d.perms = map[string]permState{}
+	d.mu.Unlock()
+	return nil
 }
 
 // request sends a control_request of ours.
@@ -106,8 +144,10 @@ func (d *claudeDriver) died(err error) error {
 }
 
 func (d *claudeDriver) turn(ctx context.Context, prompt string, interrupts <-chan struct{}, feed feedFunc) TurnEnd {
-	if err := d.dead(); err != nil {
-		return TurnEnd{Err: err}
+	if d.dead() != nil {
+		if err := d.restart(); err != nil {
+			return TurnEnd{Err: err}
+		}
 	}
 	if err := d.write(userMessage(prompt)); err != nil {
 		return TurnEnd{Err: d.gone(feed, err)}

@@ -87,7 +87,7 @@ func Start[E any](ctx context.Context, cfg Config, tr Translator[E], out func(E)
 	var err error
 	switch cfg.Agent {
 	case Claude:
-		s.drv, err = startClaude(ctx, cfg)
+		s.drv, err = startClaude(ctx, cfg, tr.SessionID)
 	case Codex, Gemini:
 		s.drv, err = newTurnProcDriver(cfg, tr.SessionID)
 	default:

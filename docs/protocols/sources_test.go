@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/docs/protocols"
 	"github.com/agentconform/agentconform/finding"
@@ -43,6 +44,8 @@ func allRules() []finding.Rule {
 		}
 	}
 	ptrs = append(ptrs, sequence.AllRules...)
+	ptrs = append(ptrs, appserver.Rules()...)
+	ptrs = append(ptrs, appserver.RuleTranscriptPaths)
 	for _, r := range ptrs {
 		out = append(out, *r)
 	}

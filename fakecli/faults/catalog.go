@@ -71,7 +71,8 @@ type paramDef struct {
 }
 
 // faultDef is one fault: its documentation and what it does. A fault has
-// steps (a step rewrite), wrap (a stdout writer), or both.
+// steps (a step rewrite), wrap (a stdout writer), or both; start_delay
+// has neither (the fake asks Plan.StartDelay).
 type faultDef struct {
 	name   string
 	kind   string
@@ -157,6 +158,11 @@ var defs = []*faultDef{
 		params: []paramDef{
 			intParam("bps", 1, 1<<40, "16384", true, "bytes (not bits) per second"),
 		}},
+	{name: "start_delay", kind: "pipe",
+		desc: "Keeps the process silent for a while when it starts, as a CLI that is slow to load (MCP servers, plugins, a cold disk): it reads nothing, writes nothing and answers nothing, not even Claude's initialize, and a signal kills it as it kills a process with no handler yet. Catches adapters whose start-up or handshake timeout is too short, and those that give up on a slow CLI and leave it running.",
+		params: []paramDef{
+			intParam("ms", 0, maxMS, "2000", true, "how long the process stays silent, in milliseconds"),
+		}},
 	{name: "stall", kind: "pipe", steps: stepsStall,
 		desc: "After N stdout lines, stops writing and stays alive (a 24-hour delay step, so signals and stdin are still handled). Catches adapters without an inactivity timeout.",
 		params: []paramDef{
@@ -175,7 +181,7 @@ var defs = []*faultDef{
 			intParam("bytes", 0, 1<<62, "4096", true, "stdout bytes written before the cut"),
 		}},
 	{name: "pipe_cut", kind: "pipe", wrap: wrapPipeCut,
-		desc: "Cuts the first stdout line longer than N bytes after its first N bytes (a multiple of 64 KiB) and loses the rest of stdout, and goes on: stderr, the timing and the exit status stay the transcript's, so a successful run exits 0 with no final event. A quirk of the real Gemini CLI on a pipe: it calls process.exit right after its last write, without draining stdout, and what is still queued behind the full 64 KiB pipe buffer is lost. Catches adapters that take exit 0 for a complete stream.",
+		desc: "Cuts the first stdout line longer than N bytes after its first N bytes (a multiple of 64 KiB) and loses the rest of stdout, and goes on: stderr, the timing and the exit status stay the transcript's, so a successful run exits 0 with no final event. A quirk of the real Gemini CLI on a pipe: it calls process.exit right after its last write, without draining stdout, and what is still queued behind the full 64 KiB pipe buffer is lost (captured on 0.61.0: 196608 bytes into a 400 KB tool_result line, no result, exit 0). Catches adapters that take exit 0 for a complete stream, and adapters that wait for a result that never comes.",
 		params: []paramDef{
 			{name: "at", kind: kindInt, min: 64 << 10, max: 1 << 62, multiple: 64 << 10, dflt: "65536", fixed: true,
 				meaning: "bytes of the cut line that get through (a multiple of 65536, the Linux pipe buffer)"},
@@ -259,6 +265,17 @@ var defs = []*faultDef{
 	{name: "repeat_id", kind: "event", steps: stepsRepeatID,
 		desc:   "Makes a later tool call reuse the first call's id (its result follows). Catches adapters that key state by call id without checking for reuse.",
 		params: []paramDef{intParam("nth", 2, maxCount, "chosen by the seed", false, "which tool call (2 or more, by order of first appearance) takes the first call's id")}},
+	{name: "answer_twice", kind: "event", steps: stepsAnswerTwice,
+		desc:   "Writes one JSON-RPC answer to a client request twice (codex app-server): the same id answered again. Catches clients that resolve a request twice or crash on an answer nobody waits for.",
+		params: []paramDef{intParam("nth", 1, maxCount, "chosen by the seed", false, "which answer (1-based)")}},
+	{name: "answer_never", kind: "event", steps: stepsAnswerNever,
+		desc:   "Leaves one JSON-RPC answer to a client request out (codex app-server): an id never answered. Catches clients that wait for ever on one request.",
+		params: []paramDef{intParam("nth", 1, maxCount, "chosen by the seed", false, "which answer (1-based)")}},
+	{name: "unknown_method", kind: "event", steps: stepsUnknownMethod,
+		desc: `Inserts a notification of method "agentconform/unknownNotification" (codex app-server). The server adds methods over time; clients must skip them.`,
+		params: []paramDef{
+			intParam("after", 0, maxCount, "chosen by the seed, between two lines", false, "stdout lines before the inserted notification"),
+		}},
 }
 
 // defaultBanner is a real-looking terminal warning.

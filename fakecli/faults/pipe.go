@@ -292,8 +292,9 @@ func (l *limitData) Write(b []byte) (int, error) {
 // pipeCut writes the first write longer than at only up to at bytes, and
 // discards it and everything after, without ending the process: Gemini
 // CLI's process.exit with the tail of a big line still queued behind the
-// full pipe (testdata/captures/gemini/pipe_cut.meta.json: the cut fell
-// 5 × 64 KiB into a 368 KB line, the lines before it whole).
+// full pipe (testdata/captures/gemini/pipe_cut.long-output.jsonl: the cut
+// fell 3 × 64 KiB into a 400 KB line, the lines before it whole;
+// pipe_cut.meta.json: 5 × 64 KiB into a 368 KB line in other runs).
 type pipeCut struct {
 	once
 	w       io.Writer

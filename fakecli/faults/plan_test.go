@@ -35,10 +35,10 @@ func TestDeterminism(t *testing.T) {
 			// limit_data and pipe_cut record when they cut: the shorter
 			// streams are under limit_data's default limit, and no line of
 			// these captures is longer than pipe_cut's.
-			// Process faults change no step and no write: the fake runs
-			// them (TestProcessFaults).
 			if len(a1) == 0 && !(info.Name == "limit_data" && len(bytes.Join(w1, nil)) < 4096) &&
-				info.Name != "pipe_cut" && info.Kind != "process" { // no capture has a line over 64 KiB
+				info.Name != "pipe_cut" && // no capture has a line over 64 KiB
+				info.Name != "start_delay" && // the fake applies it at its start (TestStartDelay)
+				info.Kind != "process" { // the fake runs them (TestProcessFaults)
 				t.Errorf("%s on %s: nothing recorded in Applied", info.Name, name)
 			}
 		}
@@ -150,6 +150,25 @@ func TestConcurrentWrites(t *testing.T) {
 	// Lines never interleave: the stream is 200 whole lines.
 	if got := string(rec.joined()); got != strings.Repeat("{\"line\":1}\n", 200) {
 		t.Error("concurrent lines interleaved")
+	}
+}
+
+// TestStartDelay: start_delay changes no step and no write; StartDelay
+// says how long, and records it.
+func TestStartDelay(t *testing.T) {
+	p, _ := mustParse(t, "start_delay:ms=1500", 1)
+	if d := p.StartDelay(); d != 1500*time.Millisecond {
+		t.Errorf("StartDelay() = %v, want 1.5s", d)
+	}
+	if a := p.Applied(); len(a) != 1 || a[0].Fault != "start_delay" || a[0].Params["ms"] != "1500" {
+		t.Errorf("Applied() = %+v", a)
+	}
+	if d := (*Plan)(nil).StartDelay(); d != 0 {
+		t.Errorf("nil plan: %v", d)
+	}
+	other, _ := mustParse(t, "crlf", 1)
+	if d := other.StartDelay(); d != 0 || len(other.Applied()) != 0 {
+		t.Errorf("crlf: StartDelay() = %v, applied %+v", d, other.Applied())
 	}
 }
 

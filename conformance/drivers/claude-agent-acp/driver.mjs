@@ -173,12 +173,28 @@ async function start(cmd) {
     endTurn(false, rpcError(err));
     return;
   }
-  await prompt(cmd.prompt ?? '');
+  // The prompt request goes out first, then a cancel the caller sent
+  // while the session was being made (session/cancel names a session).
+  const turnDone = prompt(cmd.prompt ?? '');
+  if (interruptPending) {
+    interruptPending = false;
+    interrupt();
+  }
+  await turnDone;
 }
+
+// interruptPending is an interrupt that came while the session was being
+// made, before there was a session to cancel.
+let interruptPending = false;
 
 // interrupt: session/cancel, a notification; the running prompt then
 // answers with stopReason cancelled.
 function interrupt() {
+  if (conn && !sessionId && turnRunning && !exitedWith) {
+    log('interrupt: the session is being made; cancelling once it is');
+    interruptPending = true;
+    return;
+  }
   if (!conn || !sessionId || exitedWith) {
     log('interrupt: no running session; ignored');
     return;

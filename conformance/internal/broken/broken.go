@@ -81,6 +81,20 @@ const (
 	// not to the call it names (a queue of pending calls): results that
 	// come in another order than their calls go to the wrong calls.
 	PairByOrder Bug = "pair-by-order"
+	// DeadAfterFailure is a client unusable after a failed turn: every
+	// later send fails at once ("the client is closed"), never reaching
+	// the CLI (an SDK client whose reader task died with the turn).
+	DeadAfterFailure Bug = "dead-after-failure"
+	// IgnoreResume drops the start command's resume: the session the
+	// caller asked to continue is never resumed, a new one starts.
+	IgnoreResume Bug = "ignore-resume"
+	// DropEarlyInterrupt drops an interrupt that comes before the adapter
+	// has handed on any event (a client whose interrupt needs a query the
+	// CLI has not yet acknowledged).
+	DropEarlyInterrupt Bug = "drop-early-interrupt"
+	// TurnCap cuts every turn after 1.5 s, however busy the CLI (a
+	// client with a hard cap on a turn's length).
+	TurnCap Bug = "turn-cap"
 )
 
 // Bugs of the naive adapter.
@@ -133,6 +147,13 @@ const (
 	// adapter, which waits for a result it never recognises and gives the
 	// turn up when the CLI has been quiet for a while.
 	ResultPrefix Bug = "result-prefix"
+	// NoRestart leaves a session whose Claude process died dead: every
+	// later turn fails with the death (the naive adapter otherwise starts
+	// Claude again with --resume).
+	NoRestart Bug = "no-restart"
+	// RestartNewSession starts Claude again after its process died, but
+	// without --resume: the next turn runs in a new session.
+	RestartNewSession Bug = "restart-new-session"
 	// NoWatchdog has no watchdog: a CLI that stalls in a turn is waited
 	// for until the caller gives up.
 	NoWatchdog Bug = "no-watchdog"
@@ -151,10 +172,11 @@ const (
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
 	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello,
-	ReasonAlwaysFailed, DropErrorText, PairByOrder}
+	ReasonAlwaysFailed, DropErrorText, PairByOrder, DeadAfterFailure, IgnoreResume, DropEarlyInterrupt, TurnCap}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix,
+	NoRestart, RestartNewSession,
 	NoWatchdog, WatchdogNoStop, PidOnly, WaitEOF}
 
 // Modes lists every mode Main runs.

@@ -40,6 +40,7 @@ type command struct {
 	Prompt     string `json:"prompt"`
 	Cwd        string `json:"cwd"`
 	Permission string `json:"permission"`
+	Resume     string `json:"resume"`
 }
 
 // naive is the adapter's state. The translator is used by one goroutine
@@ -53,6 +54,7 @@ type naive struct {
 	agent   reference.Agent
 	cwd     string
 	perm    string
+	resume  string // the session the start asked to resume
 	tr      reference.Translator[unified.Event]
 	emitted bool   // any event written
 	lastOK  bool   // the last turn succeeded
@@ -242,7 +244,7 @@ func (n *naive) begin(c command) error {
 	if agent == reference.Gemini {
 		return errors.New("the naive adapter drives claude and codex only")
 	}
-	n.agent, n.cwd, n.perm = agent, c.Cwd, c.Permission
+	n.agent, n.cwd, n.perm, n.resume = agent, c.Cwd, c.Permission, c.Resume
 	perm, err := reference.ParsePermission(c.Permission)
 	if err != nil {
 		return err
@@ -254,6 +256,12 @@ func (n *naive) begin(c command) error {
 	if agent != reference.Claude {
 		return nil
 	}
+	return n.launchClaude(c.Resume)
+}
+
+// launchClaude starts Claude (resuming session resume, if set) and sends
+// initialize.
+func (n *naive) launchClaude(resume string) error {
 	args := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json"}
 	if n.bug == ClaudeNoVerbose {
 		args = slices.DeleteFunc(args, func(a string) bool { return a == "--verbose" })
@@ -261,6 +269,10 @@ func (n *naive) begin(c command) error {
 	if n.perm != "" {
 		args = append(args, "--permission-prompt-tool", "stdio")
 	}
+	if resume != "" {
+		args = append(args, "--resume="+resume)
+	}
+	var err error
 	if n.claude, err = n.startCLI("claude", args, true); err != nil {
 		return err
 	}
@@ -268,6 +280,24 @@ func (n *naive) begin(c command) error {
 	n.reqN++
 	return n.claude.writeJSON(map[string]any{"type": "control_request", "request_id": "naive_" + strconv.Itoa(n.reqN),
 		"request": map[string]any{"subtype": "initialize"}})
+}
+
+// restartClaude starts Claude again after its process died, resuming the
+// session (RestartNewSession: a new one; NoRestart: not at all), so that
+// the caller's next turn works.
+func (n *naive) restartClaude() error {
+	sid := n.tr.SessionID()
+	if n.bug == NoRestart || sid == "" {
+		return n.dead
+	}
+	if n.bug == RestartNewSession {
+		sid = ""
+	}
+	if err := n.launchClaude(sid); err != nil {
+		return fmt.Errorf("starting claude again after %v: %w", n.dead, err)
+	}
+	n.dead = nil
+	return nil
 }
 
 func (n *naive) sandbox() string {
@@ -358,7 +388,9 @@ var codexItemTypes = []string{"agent_message", "reasoning", "command_execution",
 // up to the turn's result.
 func (n *naive) claudeTurn(ctx context.Context, prompt string, interrupts <-chan struct{}) reference.TurnEnd {
 	if n.dead != nil {
-		return reference.TurnEnd{Err: n.dead}
+		if err := n.restartClaude(); err != nil {
+			return reference.TurnEnd{Err: err}
+		}
 	}
 	p := n.claude
 	user := map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
@@ -513,7 +545,11 @@ func (n *naive) codexTurn(ctx context.Context, prompt string, interrupts <-chan 
 		args = append(args, "--full-auto")
 	}
 	args = append(args, "-s", n.sandbox())
-	if id := n.tr.SessionID(); id != "" {
+	id := n.tr.SessionID()
+	if id == "" {
+		id = n.resume
+	}
+	if id != "" {
 		if n.bug == ResumeLast {
 			args = append(args, "resume", "--last")
 		} else {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -51,6 +52,10 @@ func serve(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
 	}()
 
 	out := &filter{bug: bug, out: &lines{w: stdout}, state: map[string]string{}}
+	var turnTimeout time.Duration
+	if bug == TurnCap {
+		turnTimeout = 1500 * time.Millisecond
+	}
 	pr, pw := io.Pipe()
 	go func() {
 		// The runner's commands, as the buggy adapter reads them.
@@ -75,7 +80,7 @@ func serve(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
 	}()
 	opts := reference.ServeOptions{
 		Profile: profile, Name: "agentconform-test-" + string(bug), Version: "test",
-		Interrupts: interrupts, Stderr: stderr,
+		Interrupts: interrupts, Stderr: stderr, TurnTimeout: turnTimeout,
 	}
 	if bug == ReferenceUnified || bug == ReferenceShim {
 		// The reference adapter as the default run starts it: with a
@@ -100,6 +105,12 @@ type filter struct {
 	buf   []byte
 	state map[string]string // per bug: what it has seen so far
 	open  []string          // PairByOrder: the tools started and not completed, oldest first
+
+	// What the runner's commands depend on, set as Serve writes (mu: the
+	// commands are read on another goroutine).
+	mu     sync.Mutex
+	failed bool // a turn_end ok:false went out
+	events bool // an event went out
 }
 
 // command returns the command line Serve gets for line (nil: none).
@@ -126,6 +137,26 @@ func (f *filter) command(line []byte) []byte {
 	case StdoutLog:
 		if c["op"] == "start" {
 			f.out.line([]byte(fmt.Sprintf("[adapter] starting %v in %v", c["agent"], c["cwd"])))
+		}
+	case DeadAfterFailure:
+		f.mu.Lock()
+		failed := f.failed
+		f.mu.Unlock()
+		if c["op"] == "send" && failed {
+			f.out.line([]byte(`{"agentconform":"turn_end","ok":false,"error":"the client is closed"}`))
+			return nil
+		}
+	case IgnoreResume:
+		if c["op"] == "start" && c["resume"] != nil {
+			delete(c, "resume")
+			return remarshal(c, line)
+		}
+	case DropEarlyInterrupt:
+		f.mu.Lock()
+		events := f.events
+		f.mu.Unlock()
+		if c["op"] == "interrupt" && !events {
+			return nil
 		}
 	}
 	return line
@@ -155,6 +186,14 @@ func (f *filter) rewrite(line []byte) []byte {
 	if json.Unmarshal(line, &m) != nil {
 		return line
 	}
+	f.mu.Lock()
+	if m["agentconform"] == "turn_end" && m["ok"] == false {
+		f.failed = true
+	}
+	if m["agentconform"] == nil {
+		f.events = true
+	}
+	f.mu.Unlock()
 	switch f.bug {
 	case NoHello:
 		if m["agentconform"] == "hello" {

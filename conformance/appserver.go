@@ -1,0 +1,464 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentconform/agentconform/fakecli"
+	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
+	"github.com/agentconform/agentconform/transcript"
+)
+
+// AgentAppServer is the agent of the cases of `codex app-server` clients:
+// an adapter that names it in its hello drives `codex app-server`
+// (JSON-RPC over stdio) for a start with that agent, and is judged on the
+// app-server fixtures (package fixtures/appserver) by the checks of this
+// file and the harness-level checks (appServerGeneric). Adapters of
+// `codex exec` never get these cases.
+const AgentAppServer = "codex-app-server"
+
+// srcAppServer is the protocol reference section of an app-server check.
+func srcAppServer(anchor string) string { return "docs/protocols/codex-app-server.md#" + anchor }
+
+// appServerGeneric are the checks of the JSONL streams that judge only
+// what any adapter does (its records, its end, the processes it leaves),
+// and so apply to app-server cases as they are; the others judge a CLI's
+// JSONL stream or invocation and are SKIP there.
+var appServerGeneric = []string{"output/hello", "output/valid", "output/records", "lifecycle/reports-success",
+	"lifecycle/ends-stream", "lifecycle/reaps-cli", "lifecycle/no-stray-process"}
+
+// appServerSkip says why chk does not judge case c ("" when it does): the
+// app-server checks judge only app-server cases, and of the other checks
+// only appServerGeneric judge them.
+func appServerSkip(chk *Check, c *Case) string {
+	mine := strings.Contains(chk.ID, "/app-server-")
+	switch {
+	case c.Agent == AgentAppServer && !mine && !slices.Contains(appServerGeneric, chk.ID):
+		return "judges the JSONL streams of the CLIs, not codex app-server"
+	case c.Agent != AgentAppServer && mine:
+		return "applies to codex app-server clients only"
+	}
+	return ""
+}
+
+// The checks of app-server clients.
+var (
+	CheckAppServerTurns = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/app-server-turns", "MUST",
+		"Every turn the client starts with turn/start is delivered to its caller when the server's turn/completed comes: one turn_end per turn, ok:true for status completed, ok:false for failed, and not a success for interrupted.",
+		srcAppServer("turns")),
+		Applies: appServerCase(nil), Judge: judgeAppServerTurns})
+	CheckAppServerFailure = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/app-server-reports-failure", "MUST",
+		"When the app-server dies, stalls or never answers, the client reports the turn failed, not successful.",
+		srcAppServer("lifecycle")),
+		Applies: appServerCase(func(c *Case) bool { return c.Expect.TurnFails }), Judge: judgeAppServerFailure})
+	CheckAppServerInterrupt = register(&Check{Family: FamilyInterrupt, Rule: rule("interrupt/app-server-turn-interrupt", "MUST",
+		"An interrupt is sent to the server as turn/interrupt for the running turn (not a signal, not a kill), and the turn ends when the server's turn/completed (status interrupted) comes.",
+		srcAppServer("interrupt")),
+		Applies: appServerCase(func(c *Case) bool { return c.Interrupt != nil }), Judge: judgeAppServerInterrupt})
+	CheckAppServerApproval = register(&Check{Family: FamilyControl, Rule: rule("control/app-server-approval", "MUST",
+		"Every approval request of the server is answered exactly once, with its id, with the decision of the caller's policy (allow: accept; deny: decline).",
+		srcAppServer("approvals")+"; "+srcAppServer("ids")),
+		Applies: appServerCase(func(c *Case) bool { return strings.Contains(c.Fixture, "approval") }), Judge: judgeAppServerApproval})
+	CheckAppServerRequests = register(&Check{Family: FamilyOutput, Rule: rule("output/app-server-requests", "MUST",
+		"The client speaks the server's protocol: initialize first, only methods the server knows, with params, no answer to a request the server did not make or already had answered.",
+		srcAppServer("initialize")+"; "+srcAppServer("ids")),
+		Applies: appServerCase(nil), Judge: judgeAppServerRequests})
+	CheckAppServerText = register(&Check{Family: FamilyLossless, Rule: rule("lossless/app-server-text", "MUST",
+		"The agent's text reaches the caller whole: per turn, the text of the unified textChunk events is the text of the turn's agentMessage items, multibyte characters included however the bytes were split across reads.",
+		srcAppServer("items")+"; "+srcAppServer("framing")),
+		Applies: appServerCase(func(c *Case) bool { return !c.Expect.TurnFails && c.Interrupt == nil }), Judge: judgeAppServerText})
+)
+
+// appServerCase applies a check to app-server cases (those cond accepts).
+func appServerCase(cond func(*Case) bool) func(*Case, *Hello) (bool, string) {
+	return func(c *Case, _ *Hello) (bool, string) {
+		if c.Agent != AgentAppServer {
+			return false, "applies to codex app-server clients only"
+		}
+		if cond != nil && !cond(c) {
+			return false, "not this kind of case"
+		}
+		return true, ""
+	}
+}
+
+// appServerCases are the cases of app-server clients, when agents names
+// AgentAppServer: every app-server fixture a client can run in one
+// process (resume needs a second process, which one harness session does
+// not start), the approval fixture under both policies, the interrupt in
+// its window, and faults of the pipe and of the protocol.
+func appServerCases(agents []string) ([]*Case, error) {
+	if !slices.Contains(agents, AgentAppServer) {
+		return nil, nil
+	}
+	names, err := asfixtures.Names()
+	if err != nil {
+		return nil, err
+	}
+	var cases []*Case
+	byScenario := map[string]*transcript.Transcript{}
+	for _, name := range names {
+		t, err := asfixtures.Load(name)
+		if err != nil {
+			return nil, err
+		}
+		scenario := strings.TrimPrefix(t.Header.Scenario, asfixtures.Prefix)
+		byScenario[scenario] = t
+		if len(t.Processes()) > 1 {
+			continue
+		}
+		c := &Case{ID: AgentAppServer + "/" + scenario, Agent: AgentAppServer, Fixture: name, Permission: "allow",
+			Prompts: appServerPrompts(t), Description: t.Header.Description, CLIVersion: t.Header.CLIVersion}
+		switch scenario {
+		case "interrupt":
+			c.Interrupt = &InterruptPlan{AfterEvents: linesUntilCommand(t)}
+			c.Expect.Cancelled = true
+		case "approval-decline":
+			c.Permission = "deny"
+		case "api-error":
+			c.Expect.TurnFails = true
+		}
+		cases = append(cases, c)
+		if scenario == "approval-accept" {
+			deny := *c
+			deny.ID = c.ID + "/policy-deny"
+			deny.Permission = "deny"
+			deny.Description = "the same session with a deny policy: the client must answer decline"
+			cases = append(cases, &deny)
+		}
+		if scenario == "unicode" {
+			split := *c
+			split.ID = c.ID + "/split-characters"
+			split.Faults = "slicer:utf8=1,delay_us=2000"
+			split.Description = "every multibyte character on stdout written in two pieces 2 ms apart: a client that decodes each read by itself turns it into U+FFFD"
+			cases = append(cases, &split)
+		}
+	}
+	if t := byScenario["single-tool"]; t != nil {
+		base := AgentAppServer + "/single-tool"
+		one := appServerPrompts(t)
+		outs := countOut(t.Steps)
+		for _, v := range []struct {
+			variant, faults, description string
+			expect                       Expect
+			quiet                        bool
+		}{
+			{"slicer", "slicer:max=7,delay_us=300", "every stdout line cut into writes of at most 7 bytes, 0.3 ms apart", Expect{}, false},
+			{"unknown-method", "unknown_method:after=" + strconv.Itoa(outs/2), "a notification of a method no client knows, in the middle of the turn", Expect{Unknown: true}, false},
+			{"unknown-field", "unknown_field", "a field no client knows in one notification", Expect{Unknown: true}, false},
+			{"answer-twice", "answer_twice:nth=3", "the server answers turn/start twice (the same id): the second answer names no pending request", Expect{Unknown: true}, false},
+			{"killed", "die:signal=SIGKILL,after=" + strconv.Itoa(outs-3), "the server is killed by SIGKILL before the turn completes", Expect{TurnFails: true}, false},
+			{"stall", "stall:after=" + strconv.Itoa(outs-3), "the server stops writing before the turn completes and stays alive; the runner closes", Expect{TurnFails: true, Stall: true}, true},
+			{"turn-start-unanswered", "answer_never:nth=3", "the server never answers turn/start, and writes the turn all the same", Expect{}, false},
+		} {
+			c := &Case{ID: base + "/" + v.variant, Agent: AgentAppServer, Fixture: t.Name, Faults: v.faults, Permission: "allow",
+				Prompts: one, Expect: v.expect, Description: v.description, CLIVersion: t.Header.CLIVersion}
+			if v.quiet {
+				c.CloseWhenQuiet = 500e6 // 500 ms
+			}
+			cases = append(cases, c)
+		}
+		// An interrupt where the fixture has no interrupted branch: the
+		// fake answers turn/interrupt as the server does, from the turn's
+		// own lines.
+		at := linesUntilCommand(t)
+		cases = append(cases, &Case{ID: base + "/interrupt-while-running", Agent: AgentAppServer, Fixture: t.Name,
+			Faults: "stall:after=" + strconv.Itoa(at), Permission: "allow", Prompts: one, CLIVersion: t.Header.CLIVersion,
+			Interrupt: &InterruptPlan{AfterEvents: at}, Expect: Expect{Cancelled: true, Stall: true},
+			Description: fmt.Sprintf("interrupt once the command started (the server stalls after its line %d)", at)})
+	}
+	return cases, nil
+}
+
+// appServerPrompts are a fixture's prompts, as its userMessage items
+// carry them, one per turn/start of its first process.
+func appServerPrompts(t *transcript.Transcript) []string {
+	var out []string
+	want := false
+	for _, s := range t.Processes()[0] {
+		switch {
+		case s.Op == transcript.OpLabel:
+			want = false
+			if len(out) > 0 && s.Label != "" {
+				return out // a branch: the main path's prompts are in
+			}
+		case s.Op == transcript.OpIn && s.Match != nil && s.Match["method"] == "turn/start":
+			want = true
+		case s.Op == transcript.OpOut && want && strings.Contains(s.Text, `"type":"userMessage"`):
+			m, err := transcript.ParseRPC([]byte(s.Text))
+			if err != nil {
+				continue
+			}
+			if text, ok := transcript.Lookup(m.Obj, "/params/item/content/0/text"); ok {
+				if str, ok := text.(string); ok {
+					out = append(out, str)
+					want = false
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"Please do what the fixture " + t.Header.Scenario + " shows."}
+	}
+	return out
+}
+
+// linesUntilCommand counts the stdout lines up to the first commandExecution
+// item/started: where the interrupt fixture's window begins.
+func linesUntilCommand(t *transcript.Transcript) int {
+	n := 0
+	for _, s := range t.Steps {
+		if s.Op != transcript.OpOut {
+			continue
+		}
+		n++
+		if strings.Contains(s.Text, `"method":"item/started"`) && strings.Contains(s.Text, `"type":"commandExecution"`) {
+			return n
+		}
+	}
+	return n
+}
+
+// rpcLine is one JSON-RPC message the server wrote, or the client sent.
+type rpcLine struct {
+	msg *transcript.RPCMessage
+	raw []byte
+}
+
+// serverLines are the JSON-RPC messages the fake app-servers wrote, in
+// order (lines that are not messages left out).
+func (o *Observation) serverLines() []rpcLine {
+	var out []rpcLine
+	for _, w := range o.Wire {
+		for _, l := range bytes.Split(w.Bytes, []byte("\n")) {
+			l = bytes.TrimSuffix(l, []byte("\r"))
+			if m, err := transcript.ParseRPC(l); err == nil {
+				out = append(out, rpcLine{msg: m, raw: l})
+			}
+		}
+	}
+	return out
+}
+
+// completedTurns are the turn/completed notifications the server wrote:
+// each turn's status, in order.
+func (o *Observation) completedTurns() []string {
+	var out []string
+	for _, l := range o.serverLines() {
+		if l.msg.Kind == transcript.RPCNotification && l.msg.Method == "turn/completed" {
+			st, _ := transcript.Lookup(l.msg.Obj, "/params/turn/status")
+			s, _ := st.(string)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func judgeAppServerTurns(o *Observation) Outcome {
+	turns := o.completedTurns()
+	ends := o.TurnEnds()
+	if len(turns) == 0 {
+		return Outcome{Skip: true, Actual: "the server completed no turn (the client started none, or the server failed first)"}
+	}
+	if len(ends) < len(turns) {
+		return failf(fmt.Sprintf("a turn_end for each of the %d turns the server completed", len(turns)),
+			"%d turn_end record(s): a turn the server completed was never delivered", len(ends))
+	}
+	for i, st := range turns {
+		r := ends[i]
+		switch st {
+		case "completed":
+			if !r.OK {
+				return failf("turn_end ok:true for a turn completed", "turn %d: ok:false, error %q", i+1, clip(r.Error, 200))
+			}
+		case "failed":
+			if r.OK {
+				return failf("turn_end ok:false for a turn failed", "turn %d: ok:true", i+1)
+			}
+		case "interrupted":
+			if r.OK && r.Reason != "cancelled" {
+				return failf("turn_end ok:false or reason cancelled for an interrupted turn", "turn %d: ok:true, reason %q", i+1, r.Reason)
+			}
+		}
+	}
+	return pass()
+}
+
+func judgeAppServerFailure(o *Observation) Outcome {
+	ends := o.TurnEnds()
+	if len(ends) == 0 {
+		return failf("turn_end ok:false", "no turn_end at all")
+	}
+	for _, r := range ends {
+		if !r.OK {
+			return pass()
+		}
+	}
+	if end, ok := o.End(); ok && !end.OK {
+		return pass()
+	}
+	return failf("turn_end ok:false (or end ok:false)", "ok:true everywhere: the failure was reported as success")
+}
+
+// clientLines are the stdin lines the fakes logged, decoded.
+func (o *Observation) clientLines(log []fakecli.Observation) []clientLine {
+	var out []clientLine
+	for _, r := range log {
+		if r.Kind != "stdin" {
+			continue
+		}
+		m, _ := transcript.ParseRPC([]byte(r.Text))
+		out = append(out, clientLine{msg: m, text: r.Text, matched: r.Matched, tms: r.TMS})
+	}
+	return out
+}
+
+// clientLine is one stdin line of the fake app-server and what took it.
+type clientLine struct {
+	msg     *transcript.RPCMessage // nil when not a message
+	text    string
+	matched string
+	tms     int64
+}
+
+func judgeAppServerInterrupt(o *Observation) Outcome {
+	log := o.Fake
+	if o.FakeAtGiveUp != nil {
+		log = o.FakeAtGiveUp
+	} else if o.FakeAtTurnEnd != nil {
+		log = o.FakeAtTurnEnd
+	}
+	var sent, signalled bool
+	for _, r := range log {
+		switch r.Kind {
+		case "signal":
+			if !sent {
+				signalled = true
+			}
+		case "stdin":
+			if m, err := transcript.ParseRPC([]byte(r.Text)); err == nil && m.Kind == transcript.RPCRequest && m.Method == "turn/interrupt" {
+				sent = true
+			}
+		}
+	}
+	switch {
+	case signalled && !sent:
+		return failf("turn/interrupt to the server", "the server got a signal instead: the interrupt killed the app-server, with every thread of it")
+	case !sent && o.GaveUp:
+		return failf("turn/interrupt to the server", "no turn/interrupt, and no turn_end within the interrupt deadline (the runner gave up)")
+	case !sent:
+		return failf("turn/interrupt to the server", "no turn/interrupt request reached the server")
+	}
+	for _, st := range o.completedTurns() {
+		if st == "interrupted" {
+			ends := o.TurnEnds()
+			if len(ends) == 0 {
+				return failf("a turn_end for the interrupted turn", "none")
+			}
+			return pass()
+		}
+	}
+	return failf("the server's turn/completed (status interrupted) before the turn ends", "the server never completed the turn interrupted: the client stopped it some other way")
+}
+
+func judgeAppServerApproval(o *Observation) Outcome {
+	var requests []rpcLine
+	for _, l := range o.serverLines() {
+		if l.msg.Kind == transcript.RPCRequest && strings.HasSuffix(l.msg.Method, "/requestApproval") {
+			requests = append(requests, l)
+		}
+	}
+	if len(requests) == 0 {
+		return Outcome{Skip: true, Actual: "the server asked for no approval (the turn did not get that far)"}
+	}
+	answers := map[string][]clientLine{}
+	for _, cl := range o.clientLines(o.Fake) {
+		if cl.msg != nil && (cl.msg.Kind == transcript.RPCResponse || cl.msg.Kind == transcript.RPCError) {
+			answers[cl.msg.ID] = append(answers[cl.msg.ID], cl)
+		}
+	}
+	want := map[string]bool{"accept": true, "acceptForSession": true}
+	wantWord := "accept"
+	if o.Case.Permission == "deny" {
+		want = map[string]bool{"decline": true, "cancel": true}
+		wantWord = "decline"
+	}
+	for _, rq := range requests {
+		got := answers[rq.msg.ID]
+		switch {
+		case len(got) == 0:
+			return failf("one answer to the "+rq.msg.Method+" request (id "+rq.msg.ID+")", "none: the turn waits for ever")
+		case len(got) > 1:
+			return failf("one answer to the "+rq.msg.Method+" request (id "+rq.msg.ID+")", "%d answers", len(got))
+		}
+		if got[0].msg.Kind == transcript.RPCError {
+			return failf("a decision ("+wantWord+") for the "+rq.msg.Method+" request", "an error answer: %s", clip(got[0].text, 200))
+		}
+		d, _ := transcript.Lookup(got[0].msg.Obj, "/result/decision")
+		if s, _ := d.(string); !want[s] {
+			b, _ := json.Marshal(d)
+			return failf("decision "+wantWord+" (the policy is "+o.Case.Permission+")", "decision %s", b)
+		}
+	}
+	return pass()
+}
+
+func judgeAppServerRequests(o *Observation) Outcome {
+	var bad []string
+	for _, r := range o.Fake {
+		if r.Kind == "stdin" && (r.Matched == "rejected" || r.Matched == "unmatched" || r.Matched == "malformed") {
+			bad = append(bad, fmt.Sprintf("%s (%s)", clip(r.Text, 120), r.Matched))
+		}
+	}
+	for _, r := range o.Fake {
+		if r.Kind == "protocol_error" && !strings.Contains(r.Message, "stdin closed") {
+			bad = append(bad, r.Message)
+		}
+	}
+	if len(bad) > 0 {
+		return failf("every request one the server knows and accepts, every answer to a pending request", "%s", strings.Join(bad[:min(len(bad), 5)], "; "))
+	}
+	return pass()
+}
+
+func judgeAppServerText(o *Observation) Outcome {
+	if o.Hello == nil || o.Hello.Profile != "unified" {
+		return Outcome{Skip: true, Actual: "judged on the unified profile's textChunk events only"}
+	}
+	// The server's text per turn: its completed agentMessage items.
+	var want []string
+	cur := ""
+	for _, l := range o.serverLines() {
+		if l.msg.Kind != transcript.RPCNotification {
+			continue
+		}
+		switch l.msg.Method {
+		case "item/completed":
+			if typ, _ := transcript.Lookup(l.msg.Obj, "/params/item/type"); typ == "agentMessage" {
+				text, _ := transcript.Lookup(l.msg.Obj, "/params/item/text")
+				s, _ := text.(string)
+				cur += s
+			}
+		case "turn/completed":
+			want = append(want, cur)
+			cur = ""
+		}
+	}
+	for i, w := range want {
+		got := ""
+		for _, ev := range o.EventsOfTurn(i) {
+			if ev.Obj["type"] == "textChunk" && ev.Obj["role"] != "user" {
+				s, _ := ev.Obj["content"].(string)
+				got += s
+			}
+		}
+		if got != w {
+			return Outcome{Expected: fmt.Sprintf("turn %d's text: %q", i+1, clip(w, 300)), Actual: fmt.Sprintf("%q", clip(got, 300))}
+		}
+	}
+	return pass()
+}
