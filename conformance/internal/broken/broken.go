@@ -35,6 +35,10 @@ const (
 	// `agentconform adapter --profile unified|shim` runs it.
 	ReferenceUnified Bug = "reference-unified"
 	ReferenceShim    Bug = "reference-shim"
+	// ReferencePatient is ReferenceUnified without a watchdog, as
+	// `agentconform adapter` runs by default: for a case whose CLI is
+	// silent longer than the watchdog on purpose (a long tool run).
+	ReferencePatient Bug = "reference-patient"
 	// Naive is the naive adapter without a bug.
 	Naive Bug = "naive"
 )
@@ -170,7 +174,7 @@ const (
 	WaitEOF Bug = "wait-eof"
 )
 
-var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
+var serveModes = []Bug{ReferenceUnified, ReferenceShim, ReferencePatient, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
 	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello,
 	ReasonAlwaysFailed, DropErrorText, PairByOrder, DeadAfterFailure, IgnoreResume, DropEarlyInterrupt, TurnCap}
 
