@@ -628,6 +628,11 @@ loop:
 			n.reapGroup(p)
 			eofGrace = time.After(naiveStopGrace)
 		case <-eofGrace:
+			if len(p.lines) > 0 || !p.quiet(naiveStopGrace) {
+				// Still reading what the CLI wrote before it exited.
+				eofGrace = time.After(naiveStopGrace / 4)
+				continue
+			}
 			break loop
 		case <-idle.C:
 			if n.bug == NoWatchdog || end.TimedOut || !p.stalled() {
@@ -816,6 +821,12 @@ func (p *cliProc) idle() *time.Ticker {
 
 // touch notes that the adapter handled output (or started waiting).
 func (p *cliProc) touch() { p.lastRead.Store(time.Now().UnixNano()) }
+
+// quiet reports whether nothing was read from the CLI's stdout, and no
+// line handled, for d.
+func (p *cliProc) quiet(d time.Duration) bool {
+	return time.Since(time.Unix(0, p.lastRead.Load())) >= d
+}
 
 // stalled reports whether the CLI has written nothing for naiveIdle and
 // nothing read is waiting to be handled.
