@@ -192,7 +192,10 @@ func TestScenarios(t *testing.T) {
 				if cli == "codex" && pr.stdin != stdinClosed {
 					t.Errorf("%s/%s: codex reads stdin to EOF; process %d must get a closed stdin", cli, s.Name, i+1)
 				}
-				if i > 0 && !strings.Contains(strings.Join(pr.args, " "), "{{session}}") {
+				if pr.acp != nil && (pr.stdin != stdinRPC || cli != "gemini" || i > 0 && !pr.acp.load) {
+					t.Errorf("%s/%s: process %d: an ACP session is Gemini's, on a JSON-RPC stdin, and a second process loads the first one's session", cli, s.Name, i+1)
+				}
+				if i > 0 && pr.acp == nil && !strings.Contains(strings.Join(pr.args, " "), "{{session}}") {
 					t.Errorf("%s/%s: process %d does not resume the session", cli, s.Name, i+1)
 				}
 			}

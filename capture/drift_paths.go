@@ -302,7 +302,9 @@ func requestOf(steps []transcript.Step, id string) map[string]any {
 
 // driverAnswer is the response a capture's driver gave to the CLI's
 // control request req in process proc of the capture's scenario; false
-// when the scenario is not one of ours (or the request is unknown).
+// when the scenario is not one of ours, the request is unknown, or the
+// scenario answers with lines of its own (scenario_control.go), which may
+// be several for one request.
 func driverAnswer(h transcript.Header, proc int, req map[string]any) (map[string]any, bool) {
 	if req == nil {
 		return nil, false
@@ -312,7 +314,7 @@ func driverAnswer(h transcript.Header, proc int, req map[string]any) (map[string
 		return nil, false
 	}
 	p := scs[0].plan(h.CLI)
-	if p == nil || proc >= len(p.procs) {
+	if p == nil || proc >= len(p.procs) || p.procs[proc].reply != nil {
 		return nil, false
 	}
 	return controlAnswer(p.procs[proc].permission, req), true

@@ -166,6 +166,27 @@ func Capture(ctx context.Context, bin *Binary, sc Scenario, o Options) (*Result,
 			return nil, err
 		}
 		run = mergeInterrupted(bin.CLI, string(sig), main, cut)
+	} else if isACPCancel(p) {
+		plain := p.procs[0]
+		session := *plain.acp
+		session.cancel = false
+		plain.acp = &session
+		main, err := captureOnce(ctx, bin, sc.Name, p, []proc{plain}, o)
+		if err != nil {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		cut, err := captureOnce(ctx, bin, sc.Name, p, p.procs, o)
+		if err != nil {
+			return nil, err
+		}
+		delay := o.InterruptDelay
+		if delay <= 0 {
+			delay = DefaultInterruptDelay
+		}
+		run = mergeCancelled(main, cut, delay)
 	} else if run, err = captureOnce(ctx, bin, sc.Name, p, p.procs, o); err != nil {
 		return nil, err
 	}
@@ -483,6 +504,9 @@ type driver struct {
 
 // run starts the process through the recorder and drives it to the end.
 func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.Redactor, session string, o Options) (*recorder.Result, Process, error) {
+	if d.p.acp != nil {
+		return d.runACP(ctx, bin, sb, red, session, o)
+	}
 	args := make([]string, len(d.p.args))
 	for i, a := range d.p.args {
 		args[i] = strings.ReplaceAll(a, "{{session}}", session)
@@ -547,6 +571,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		if d.p.initialize {
 			d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "initialize", "hooks": nil}})
 		}
+		for _, line := range d.p.preamble {
+			d.send(line)
+		}
 		d.sendUser(d.p.turns[0])
 	}
 	var (
@@ -567,6 +594,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		delay = DefaultInterruptDelay
 	}
 	lines := feed.C()
+	if d.p.interrupt != interruptNone && d.p.interruptFrom == "start" {
+		interruptAt = time.After(delay)
+	}
 	for {
 		select {
 		case line, ok := <-lines:
@@ -582,7 +612,10 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 				proc.SessionID = id
 				d.rawSession = id
 			}
-			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && toolStarted(d.cli, ev) {
+			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && d.p.interruptFrom == "" && toolStarted(d.cli, ev) {
+				interruptAt = time.After(delay)
+			}
+			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && d.p.interruptFrom == "init" && ev["type"] == "system" && ev["subtype"] == "init" {
 				interruptAt = time.After(delay)
 			}
 			if d.p.stdin != stdinJSON {
@@ -684,6 +717,12 @@ func (d *driver) closeStdin() {
 func (d *driver) answer(ev map[string]any) {
 	id, _ := ev["request_id"].(string)
 	req, _ := ev["request"].(map[string]any)
+	if d.p.reply != nil && req["subtype"] == "can_use_tool" {
+		for _, line := range d.p.reply(id, req) {
+			d.send(line)
+		}
+		return
+	}
 	resp := controlAnswer(d.p.permission, req)
 	resp["request_id"] = id
 	d.send(map[string]any{"type": "control_response", "response": resp})

@@ -45,6 +45,9 @@ const (
 	stdinClosed
 	// stdinJSON is Claude's stream-json input, written by the driver.
 	stdinJSON
+	// stdinRPC is the client's side of a JSON-RPC session (ACP), written
+	// by the driver (acp.go).
+	stdinRPC
 )
 
 // interruptMode is how the driver interrupts a running tool.
@@ -84,11 +87,23 @@ type proc struct {
 	initialize bool
 	// permission answers Claude's can_use_tool requests: "allow" or "deny".
 	permission string
+	// reply, when set, answers can_use_tool instead (scenario_control.go).
+	reply replyFunc
+	// preamble are stdin lines sent after initialize, before the first
+	// user message (scenario_control.go).
+	preamble []map[string]any
 	// interrupt interrupts the first tool that starts.
 	interrupt interruptMode
 	// interruptDelay, when set, is how long after the tool starts the
 	// interrupt comes, instead of Options.InterruptDelay.
 	interruptDelay time.Duration
+	// interruptFrom, when set, is what starts the interrupt's clock
+	// instead of the first tool: "start" (the process started) or "init"
+	// (its system/init line) (scenario_quirks.go).
+	interruptFrom string
+	// acp, when set, runs the process as an Agent Client Protocol agent
+	// and the driver as its client (acp.go).
+	acp *acpSession
 }
 
 // Prompts used by the scenarios.
@@ -155,7 +170,8 @@ func chunks(n int, size int, seed string) []string {
 	return out
 }
 
-// Scenarios lists every scenario, the compliance ones first.
+// Scenarios lists every scenario, the compliance ones first, those of
+// Codex's app-server and of Gemini CLI's ACP mode last.
 func Scenarios() []Scenario {
 	return append([]Scenario{
 		{Name: "plain-text", Compliance: true, Summary: "a text answer, no tools", plan: func(cli string) *plan {
@@ -333,7 +349,7 @@ func Scenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
-	}, appServerScenarios()...)
+	}, append(append(append(controlScenarios(), quirkScenarios()...), appServerScenarios()...), acpScenarios()...)...)
 }
 
 func textIf(ok bool, s string) []string {

@@ -133,8 +133,8 @@ func appServerCases(agents []string) ([]*Case, error) {
 		if scenario == "unicode" {
 			split := *c
 			split.ID = c.ID + "/split-characters"
-			split.Faults = "slicer:utf8=1,delay_us=2000"
-			split.Description = "every multibyte character on stdout written in two pieces 2 ms apart: a client that decodes each read by itself turns it into U+FFFD"
+			split.Faults = "slicer:utf8=1,delay_us=10000"
+			split.Description = "every multibyte character on stdout written in two pieces 10 ms apart: a client that decodes each read by itself turns it into U+FFFD"
 			cases = append(cases, &split)
 		}
 	}

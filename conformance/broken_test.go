@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -81,6 +82,18 @@ var brokenAdapters = []brokenAdapter{
 	{bug: broken.NoFailedTurnEnd, cases: []string{"claude/single-tool/exit-0-no-terminal", "codex/single-tool/stall", "codex/plain-text"},
 		want: each([]string{"claude/single-tool/exit-0-no-terminal", "codex/single-tool/stall"}, Fail, "output/records", "lifecycle/reports-failure")},
 
+	// lossless: Claude's result.result is the last text block alone
+	// (claude/text-blocks: "That is all it printed."), so an adapter that
+	// takes it for the answer loses the turn's other text.
+	{bug: broken.ResultTextOnly, cases: []string{"claude/text-blocks", "claude/single-tool", "claude/plain-text"},
+		want: each([]string{"claude/text-blocks", "claude/single-tool"}, Fail, "lossless/text")},
+	// Thinking shown as the answer: text the CLI never sent as text.
+	{bug: broken.ThinkingAsText, cases: []string{"claude/thinking", "claude/plain-text"},
+		want: each([]string{"claude/thinking"}, Fail, "lossless/text")},
+	// One line per message id: the text after a thinking block and the
+	// tool_use after a text (same message id) are dropped.
+	{bug: broken.FirstBlockPerMessage, cases: []string{"claude/thinking", "claude/text-blocks", "claude/plain-text"},
+		want: each([]string{"claude/thinking", "claude/text-blocks"}, Fail, "lossless/text", "lossless/tools")},
 	// lossless
 	{bug: broken.DropTextChunk, cases: []string{"claude/plain-text", "codex/plain-text", "gemini/plain-text"},
 		want: each([]string{"claude/plain-text", "codex/plain-text", "gemini/plain-text"}, Fail, "lossless/text")},
@@ -145,6 +158,15 @@ var brokenAdapters = []brokenAdapter{
 	// sometimes ends its wait at the ignored line, see the report.)
 	{bug: broken.BareInterrupt, cases: []string{"claude/single-tool/interrupt-after-1", "claude/single-tool/interrupt-after-3", "claude/single-tool/interrupt-after-5"},
 		want: each([]string{"claude/single-tool/interrupt-after-1", "claude/single-tool/interrupt-after-3", "claude/single-tool/interrupt-after-5"}, Fail, "control/interrupt-envelope")},
+	// An allow without updatedInput runs the tool on Claude Code 2.1.331
+	// (the default fixtures) and is refused on 2.1.197, which denies the
+	// tool: only the case at 2.1.197 fails.
+	{bug: broken.AllowNoInput, cases: []string{"claude/permission-allow", "claude/permission-allow/policy-deny"}, custom: atClaude2_1_197,
+		want: each([]string{"claude/permission-allow@2.1.197"}, Fail, "control/can-use-tool")},
+	// A deny without a message is refused (the tool is denied all the
+	// same, with the CLI's complaint in its place); an allow is fine.
+	{bug: broken.DenyNoMessage, cases: []string{"claude/permission-deny", "claude/permission-allow/policy-deny", "claude/permission-allow"},
+		want: each([]string{"claude/permission-deny", "claude/permission-allow/policy-deny"}, Fail, "control/can-use-tool")},
 	{bug: broken.AnswerAfterCancel, cases: []string{"claude/permission-allow"}, custom: interruptWhileAsking,
 		want: each([]string{"claude/permission-allow/interrupt-while-asking"}, Fail, "control/no-response-after-cancel")},
 
@@ -227,6 +249,21 @@ func interruptWhileAsking(t *testing.T) []*Case {
 	return []*Case{&c}
 }
 
+// atClaude2_1_197 is claude/permission-allow replaying Claude Code
+// 2.1.197, as --cli-version claude=2.1.197 runs it (the ID marked with the
+// version, to tell it from the default case).
+func atClaude2_1_197(t *testing.T) []*Case {
+	cs, err := AtVersions(pickCases(t, "claude/permission-allow"), map[string]string{"claude": "2.1.197"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs[0].Unavailable != "" {
+		t.Fatalf("claude/permission-allow at 2.1.197: %s", cs[0].Unavailable)
+	}
+	cs[0].ID += "@2.1.197"
+	return cs
+}
+
 // pickCases returns the generated cases with exactly these IDs.
 func pickCases(t testing.TB, ids ...string) []*Case {
 	t.Helper()
@@ -291,6 +328,11 @@ func TestBrokenAdapters(t *testing.T) {
 	}
 	outcomes := make([]outcome, len(brokenAdapters))
 	var wg sync.WaitGroup
+	// One pool for all of them, as agentconform run shares one between
+	// adapters: the cases this test starts at once stay bounded however
+	// many broken adapters there are, and the deadline has room for the
+	// 64 MiB cases on a loaded machine.
+	pool := NewPool(4 * runtime.GOMAXPROCS(0))
 	for i, ba := range brokenAdapters {
 		cases := pickCases(t, ba.cases...)
 		if ba.custom != nil {
@@ -300,7 +342,8 @@ func TestBrokenAdapters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: testAdapter(t, ba.bug), Cases: cases, Jobs: 4, WorkDir: t.TempDir()})
+			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: testAdapter(t, ba.bug), Cases: cases, Jobs: 4, Pool: pool,
+				Timeout: referenceTimeout, WorkDir: t.TempDir()})
 		}()
 	}
 	wg.Wait()
@@ -361,6 +404,7 @@ var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.S
 	broken.BareInterrupt, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
 	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt, broken.ChunkLines,
 	broken.NoRestart, broken.RestartNewSession,
+	broken.AllowNoInput, broken.DenyNoMessage, broken.ResultTextOnly, broken.ThinkingAsText, broken.FirstBlockPerMessage,
 	broken.NoWatchdog, broken.WatchdogNoStop, broken.PidOnly, broken.WaitEOF}
 
 // TestNoHelloStopsRun shows that an adapter that writes no hello record

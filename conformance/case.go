@@ -118,7 +118,11 @@ type Expect struct {
 
 // Hello is what the adapter declared in its hello record.
 type Hello struct {
-	Profile  string   `json:"profile"`
+	Profile string `json:"profile"`
+	// Protocol is "acp" when the adapter is agentconform's ACP editor
+	// (acp/editor) in front of an ACP agent: the checks of the acp family
+	// judge the agent on the editor's wire log.
+	Protocol string   `json:"protocol,omitempty"`
 	Agents   []string `json:"agents"`
 	Supports []string `json:"supports"`
 	Name     string   `json:"name"`

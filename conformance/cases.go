@@ -99,7 +99,7 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 			scenario := path.Base(fx.Name)
 			c := &Case{ID: fx.Name, Agent: agent, Fixture: fx.Name, Permission: "allow",
 				Prompts: Prompts(t), Description: t.Header.Description}
-			if recoveryFixture(c, scenario) {
+			if recoveryFixture(c, scenario) || slowStartCase(c, scenario) {
 				cases = append(cases, c)
 				continue
 			}
@@ -132,8 +132,8 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 				// character written in two pieces arrives in two reads.
 				split := *c
 				split.ID = fx.Name + "/split-characters"
-				split.Faults = "slicer:utf8=1,delay_us=2000"
-				split.Description = "every multibyte character on stdout written in two pieces 2 ms apart, so that a reader gets it split across two reads: an adapter that decodes each read by itself turns it into U+FFFD"
+				split.Faults = "slicer:utf8=1,delay_us=10000"
+				split.Description = "every multibyte character on stdout written in two pieces 10 ms apart (long enough that even a busy reader gets two reads), so that a reader gets it split across two reads: an adapter that decodes each read by itself turns it into U+FFFD"
 				cases = append(cases, &split)
 			}
 			if result := map[string]string{"claude": "user", "gemini": "tool_result"}[agent]; scenario == "multi-tool" && result != "" {

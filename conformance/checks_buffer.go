@@ -171,16 +171,16 @@ func longestString(v any) string {
 // carries reports whether the events hold s: as one string value, or as
 // the concatenation of consecutive text chunks.
 func carries(events []Event, s string) bool {
-	var text strings.Builder
+	var chunks []string
 	for _, e := range events {
 		if strings.Contains(longestString(e.Obj), s) {
 			return true
 		}
 		if c, ok := e.Obj["content"].(string); ok {
-			text.WriteString(c)
+			chunks = append(chunks, c)
 		}
 	}
-	return strings.Contains(text.String(), s)
+	return containsJoined(chunks, s)
 }
 
 func judgeEnded(o *Observation) Outcome {

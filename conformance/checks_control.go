@@ -5,10 +5,14 @@ import (
 	"strings"
 )
 
+// srcClaudePermAnswers is what the CLI makes of each answer to
+// can_use_tool.
+const srcClaudePermAnswers = "docs/protocols/claude.md#permission-answers"
+
 // The control family.
 var (
 	CheckCanUseTool = register(&Check{Family: FamilyControl, Rule: rule("control/can-use-tool", "MUST",
-		"Every can_use_tool request is answered exactly once, with its request_id and the decision the permission policy implies.", srcClaudeCtl),
+		"Every can_use_tool request is answered exactly once, with its request_id and an answer the CLI accepts that carries the decision the permission policy implies (an answer the CLI refuses denies the tool).", srcClaudeCtl+"; "+srcClaudePermAnswers),
 		Applies: agentIs("claude"), Judge: judgeCanUseTool})
 	CheckEnvelope = register(&Check{Family: FamilyControl, Rule: rule("control/interrupt-envelope", "MUST",
 		"Where Claude reads stream-json on stdin, an interrupt is sent inside the control_request envelope; a bare {\"subtype\":\"interrupt\"} is silently ignored by the CLI.", srcClaudeInt),
@@ -25,6 +29,7 @@ var (
 
 func judgeCanUseTool(o *Observation) Outcome {
 	type req struct {
+		pid      int
 		id       string
 		canceled bool
 	}
@@ -37,7 +42,7 @@ func judgeCanUseTool(o *Observation) Outcome {
 			switch l.Obj["type"] {
 			case "control_request":
 				if str(l.Obj, "request", "subtype") == "can_use_tool" {
-					reqs = append(reqs, req{id: str(l.Obj, "request_id")})
+					reqs = append(reqs, req{pid: l.PID, id: str(l.Obj, "request_id")})
 				}
 			case "control_cancel_request":
 				for i := range reqs {
@@ -51,13 +56,16 @@ func judgeCanUseTool(o *Observation) Outcome {
 	if len(reqs) == 0 {
 		return pass()
 	}
-	answers := map[string][]string{}
+	type answer struct {
+		behavior, text string
+	}
+	answers := map[string][]answer{}
 	for _, s := range o.stdinLines() {
 		if s.obj == nil || s.obj["type"] != "control_response" {
 			continue
 		}
 		id := str(s.obj, "response", "request_id")
-		answers[id] = append(answers[id], str(s.obj, "response", "response", "behavior"))
+		answers[id] = append(answers[id], answer{str(s.obj, "response", "response", "behavior"), s.rec.Text})
 	}
 	for _, r := range reqs {
 		got := answers[r.id]
@@ -67,14 +75,50 @@ func judgeCanUseTool(o *Observation) Outcome {
 		case len(got) == 0:
 			return failf("a control_response for can_use_tool "+r.id, "no answer: the CLI waits forever")
 		case len(got) > 1:
-			return failf("exactly one answer for "+r.id, "%d answers (%s)", len(got), strings.Join(got, ", "))
-		case got[0] != o.Case.Permission:
-			return failf(fmt.Sprintf("behavior %q (policy %s)", o.Case.Permission, o.Case.Permission), "behavior %q", got[0])
+			var bs []string
+			for _, a := range got {
+				bs = append(bs, a.behavior)
+			}
+			return failf("exactly one answer for "+r.id, "%d answers (%s)", len(got), strings.Join(bs, ", "))
+		}
+		if out, judged := judgeDecision(o, r.pid, r.id, got[0].text); judged {
+			if !out.OK {
+				return out
+			}
+			continue
+		}
+		if got[0].behavior != o.Case.Permission {
+			return failf(fmt.Sprintf("behavior %q (policy %s)", o.Case.Permission, o.Case.Permission), "behavior %q", got[0].behavior)
 		}
 	}
 	return pass()
 }
 
+// judgeDecision judges an answer to can_use_tool request id of process
+// pid by what the CLI made of it, as the fake logged it (a permission
+// record): an answer the CLI refuses denies the tool whatever the policy,
+// and a deny with interrupt true ends the turn. judged is false when the
+// fake logged no decision (a fake older than the record, a replay without
+// the request).
+func judgeDecision(o *Observation, pid int, id, line string) (out Outcome, judged bool) {
+	for _, r := range o.Fake {
+		if r.Kind != "permission" || r.PID != pid || r.RequestID != id {
+			continue
+		}
+		policy := o.Case.Permission
+		want := fmt.Sprintf(`an answer the CLI accepts that %ss the tool: {"behavior":"allow","updatedInput":<the input>} or {"behavior":"deny","message":"..."} (policy %s)`, policy, policy)
+		switch {
+		case r.Decision == "refused":
+			return failf(want, "the CLI refused the answer %s and denied the tool, telling the model %q", clip(line, 240), clip(r.Message, 240)), true
+		case r.Decision == "interrupt" && policy == "deny":
+			return failf(want, "a deny with interrupt true (%s): the CLI aborted the whole turn instead of going on without the tool", clip(line, 240)), true
+		case r.Decision == "interrupt" && policy != "deny", r.Decision != policy:
+			return failf(want, "the CLI took the answer %s as %s", clip(line, 240), r.Decision), true
+		}
+		return pass(), true
+	}
+	return Outcome{}, false
+}
 func judgeEnvelope(o *Observation) Outcome {
 	if !interruptSent(o) {
 		return failf("an interrupt sent by the runner", "the runner never got to send it (the turn ended first)")

@@ -155,7 +155,6 @@ func judgeEndingDelivered(o *Observation) Outcome {
 		}
 		t := turns[i]
 		evs := o.EventsOfTurn(i)
-		idx := buildIndex(evs)
 		final := ""
 		switch t.format {
 		case formatStream:
@@ -179,7 +178,7 @@ func judgeEndingDelivered(o *Observation) Outcome {
 			}
 			final = t.answer
 		}
-		if final != "" && !idx.hasAtom(final) {
+		if final != "" && !buildIndex(evs).hasAtom(final) {
 			return failf(fmt.Sprintf("turn %d, reported successful, handed on its final text", i+1),
 				"the turn's final text %q is not in its %d events: the end of the turn was lost", clip(final, 200), len(evs))
 		}

@@ -27,7 +27,7 @@ import (
 // events, wherever it put it.
 var (
 	CheckLosslessText = register(&Check{Family: FamilyLossless, Rule: rule("lossless/text", "MUST",
-		"The assistant text the CLI sent reaches the caller: for unified and shim adapters exactly (concatenated, nothing lost, nothing invented); for native adapters every text block, in whatever events the adapter uses.", srcLossless),
+		"The assistant text the CLI sent reaches the caller: for unified and shim adapters exactly (concatenated, nothing lost, nothing invented, the answer told apart from thinking); for native adapters every text block, in whatever events the adapter uses.", srcLossless),
 		Applies: losslessApplies, Judge: judgeLosslessText})
 	CheckLosslessTools = register(&Check{Family: FamilyLossless, Rule: rule("lossless/tools", "MUST",
 		"Every tool call the CLI reported reaches the caller with its input, result, success and error, paired with the right call; ids, names and shapes are the adapter's choice.", srcLossless),
@@ -58,6 +58,10 @@ func losslessApplies(c *Case, h *Hello) (bool, string) {
 // summary is what the lossless checks compare.
 type summary struct {
 	Text string
+	// Answer is the part of Text that is the assistant's answer: without
+	// thinking, notices and error strings (a unified textChunk of role
+	// assistant, a shim text that is not thinking).
+	Answer string
 	// Pieces are the text cut where something else (a tool) came between:
 	// a native adapter must carry each, wherever it put it.
 	Pieces [][]string
@@ -72,6 +76,11 @@ type tool struct {
 	Result   any
 	Success  bool
 	Error    string
+	// LeftOpen is a tool the CLI started and never completed, in a turn
+	// that was neither interrupted nor timed out (Codex's background
+	// command): its failure is the reference translation's own closing of
+	// it, not something the CLI reported.
+	LeftOpen bool
 }
 
 type file struct{ Path, Change string }
@@ -150,6 +159,14 @@ func judgeLosslessText(o *Observation) Outcome {
 	}
 	if d := cmp.Diff(w, g); d != "" {
 		return Outcome{Expected: "the assistant text the CLI sent, exactly", Actual: "the adapter's text differs (see diff)", Diff: clip(d, 6000)}
+	}
+	wa, ga := want.Answer, got.Answer
+	if !streams {
+		wa, ga = strings.TrimSpace(wa), strings.TrimSpace(ga)
+	}
+	if d := cmp.Diff(wa, ga); d != "" {
+		return Outcome{Expected: "the assistant's answer apart from its thinking (and the CLI's notices)",
+			Actual: "the adapter's answer differs (see diff): thinking or a notice shown as the answer, or the answer shown as something else", Diff: clip(d, 6000)}
 	}
 	return pass()
 }
@@ -354,7 +371,7 @@ func actualSummary(o *Observation) summary {
 // (a turn the CLI answered in text or JSON).
 func summarize(profile string, events []map[string]any, answers []string) summary {
 	var s summary
-	var text strings.Builder
+	var text, answer strings.Builder
 	var piece []string
 	addText := func(t string) {
 		text.WriteString(t)
@@ -400,6 +417,7 @@ func summarize(profile string, events []map[string]any, answers []string) summar
 				switch e["role"] {
 				case "assistant":
 					addText(str(e, "content"))
+					answer.WriteString(str(e, "content"))
 				case "user":
 				default:
 					// Thinking, notices and error strings: text the caller
@@ -415,6 +433,7 @@ func summarize(profile string, events []map[string]any, answers []string) summar
 				t := toolFor(str(e, "toolId"))
 				t.Result, t.Error = e["result"], str(e, "error")
 				t.Success, _ = e["success"].(bool)
+				t.LeftOpen = !t.Success && (t.Error == reference.ErrToolLeftOpen || t.Error == reference.ErrToolLeftOpenAtSessionEnd)
 			case "fileChanged":
 				s.Files = append(s.Files, file{Path: str(e, "filePath"), Change: str(e, "changeType")})
 			case "turnCompleted":
@@ -426,6 +445,9 @@ func summarize(profile string, events []map[string]any, answers []string) summar
 			switch typ {
 			case "text":
 				addText(str(e, "content"))
+				if thinking, _ := e["is_thinking"].(bool); !thinking {
+					answer.WriteString(str(e, "content"))
+				}
 			case "tool_use":
 				t := toolFor(str(e, "id"))
 				t.Name, t.Input = str(e, "name"), e["input"]
@@ -441,6 +463,7 @@ func summarize(profile string, events []map[string]any, answers []string) summar
 	}
 	endPiece()
 	s.Text = text.String()
+	s.Answer = answer.String()
 	for _, id := range order {
 		s.Tools = append(s.Tools, *tools[id])
 	}

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -69,14 +68,9 @@ func outputDialect(o *Observation) schemas.Dialect {
 // the violations (at most 10, rendered) whose rule is not in excused, and
 // the IDs of every rule violated.
 func validateLines(lines [][]byte, d schemas.Dialect, excused map[string]bool) ([]string, map[string]bool, error) {
-	var buf bytes.Buffer
-	for _, l := range lines {
-		buf.Write(l)
-		buf.WriteByte('\n')
-	}
 	var problems []string
 	rules := map[string]bool{}
-	_, err := validate.Stream(context.Background(), &buf, "adapter", validate.Options{Dialect: d, Jobs: 1, MaxLineBytes: maxAdapterLine},
+	_, err := validate.Lines(context.Background(), lines, "adapter", validate.Options{Dialect: d, Jobs: 1, MaxLineBytes: maxAdapterLine},
 		func(f finding.Finding, sev finding.Severity) {
 			if sev != finding.Violation {
 				return

@@ -365,6 +365,13 @@ func judgeErrorText(o *Observation) Outcome {
 				break
 			}
 		}
+		if !found && o.Case.Expect.UnknownSession && o.Case.Resume != "" {
+			// The CLI refused a session it does not have; an adapter
+			// that says so in words of its own, naming the session (an
+			// ACP agent's typed resourceNotFound: "Resource not found:
+			// ID"), tells the user why.
+			found = hay.tellsNotFound(o.Case.Resume)
+		}
 		if !found {
 			where := fmt.Sprintf("its %d events", len(evs))
 			if i < len(ends) {
@@ -413,6 +420,33 @@ func (h errorText) holds(cands []string) bool {
 	for _, c := range cands {
 		for _, s := range h {
 			if strings.Contains(s, c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// notFoundPhrases are the words, folded, by which an adapter may say that
+// the session to resume does not exist.
+var notFoundPhrases = []string{"not found", "no conversation", "no session", "unknown session", "does not exist", "no such session", "no rollout found"}
+
+// tellsNotFound reports whether one string of the text names the session
+// id together with words saying it was not found: the meaning of a CLI's
+// refusal to resume an unknown session ("No conversation found with
+// session ID: ID"), whatever its wording. The id alone (echoed in any
+// event) or "not found" alone (of anything) does not say it.
+func (h errorText) tellsNotFound(id string) bool {
+	id = foldText(id)
+	if id == "" {
+		return false
+	}
+	for _, s := range h {
+		if !strings.Contains(s, id) {
+			continue
+		}
+		for _, p := range notFoundPhrases {
+			if strings.Contains(s, p) {
 				return true
 			}
 		}

@@ -58,6 +58,32 @@ func TestMainMessages(t *testing.T) {
 	}
 }
 
+// TestTellsNotFound checks what counts as telling the user that the
+// session to resume does not exist ("No conversation found with session
+// ID: ID"): the id with words saying it was not found, in one string (the
+// ACP agent's typed resourceNotFound); not the exit status, the id alone,
+// nor a "not found" about something else.
+func TestTellsNotFound(t *testing.T) {
+	const id = "5e55104e-0000-4000-8000-0000000ee003"
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{`Resource not found: 5e55104e-0000-4000-8000-0000000ee003 ({"uri":"5e55104e-0000-4000-8000-0000000ee003"})`, true},
+		{"No conversation found with session ID: " + id, true},
+		{"Claude Code CLI exited with code 1", false},
+		{"session " + id + " started", false},
+		{"Resource not found: 11111111-2222-4333-8444-555555555555", false},
+	} {
+		if got := (errorText{foldText(tc.text)}).tellsNotFound(id); got != tc.want {
+			t.Errorf("tellsNotFound(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	if (errorText{foldText("Resource not found"), foldText("session " + id)}).tellsNotFound(id) {
+		t.Error("the id and \"not found\" in two unrelated strings told it")
+	}
+}
+
 // TestTerminalSays checks how the CLIs' terminal events map onto the
 // reason vocabulary (lines as the captures and the CLIs' sources have them).
 func TestTerminalSays(t *testing.T) {

@@ -33,6 +33,10 @@ type Adapter struct {
 	// SignalInterrupt interrupts with SIGINT to the adapter instead of the
 	// interrupt command (for adapters that only know Ctrl-C).
 	SignalInterrupt bool
+	// Profile, when set, is the --profile of the reproduce command: "acp"
+	// for an ACP agent that agentconform's editor drives (Reproduce is then
+	// the agent's command).
+	Profile string
 }
 
 // ShellAdapter is an Adapter started by /bin/sh -c CMD. The runner starts
@@ -400,9 +404,10 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	mark := newRunMark()
 	cmd.Env = append(caseEnv(cfg, c, fakes, sessions, observe, wire), envRunMark+"="+mark)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	olog := newObserveLog(observe)
 	cmd.Cancel = func() error {
 		// The deadline passed: note which CLIs still ran, for the report.
-		log, _ := readObservations(observe)
+		log, _ := olog.read()
 		o.AliveAtDeadline = runningFakes(log)
 		return killGroup(cmd.Process.Pid)
 	}
@@ -427,7 +432,7 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	lines := make(chan adapterLine, 64)
 	go readAdapter(stdout, lines)
 
-	d := &driver{o: o, c: c, cfg: cfg, stdin: stdin, start: start, cmd: cmd, observe: observe, wire: wire}
+	d := &driver{o: o, c: c, cfg: cfg, stdin: stdin, start: start, cmd: cmd, observe: olog, wire: wire}
 	d.loop(cctx, lines)
 	waitErr := cmd.Wait()
 	o.Duration = time.Since(start)
@@ -442,7 +447,7 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	// Judge the world as the adapter left it: what still runs after its
 	// exit (and a grace for its CLIs to follow) is recorded before the
 	// runner kills anything, so that cleanup never masks a leak.
-	o.Fake, o.Leftover = settle(observe, cmd.Process.Pid, mark, start, o.TimedOut)
+	o.Fake, o.Leftover = settle(olog, cmd.Process.Pid, mark, start, o.TimedOut)
 	o.Wire = readWire(wire, o.FakeStarts())
 	return o, nil
 }
@@ -521,7 +526,7 @@ var errOutputCap = fmt.Errorf("the adapter wrote more than %d MiB or %d lines on
 func readAdapter(r io.Reader, out chan<- adapterLine) {
 	defer close(out)
 	capped := &capReader{r: r, left: maxAdapterOutput}
-	rd := jsonl.NewReader(capped, jsonl.Options{MaxLineBytes: maxAdapterLine})
+	rd := newLineReader(capped, maxAdapterLine)
 	for n := 1; ; n++ {
 		l, err := rd.Next()
 		if err == io.EOF {
@@ -540,7 +545,6 @@ func readAdapter(r io.Reader, out chan<- adapterLine) {
 			io.Copy(io.Discard, r)
 			return
 		}
-		l.Bytes = append([]byte(nil), l.Bytes...)
 		out <- adapterLine{line: l, at: time.Now()}
 	}
 }
@@ -575,7 +579,8 @@ type driver struct {
 	start time.Time
 	cmd   *exec.Cmd
 
-	observe, wire string // the fakes' observation log and wire directory
+	observe *observeLog // the fakes' observation log
+	wire    string      // the fakes' wire directory
 
 	prompt      int // prompts sent
 	turnEnds    int
@@ -708,7 +713,8 @@ func (d *driver) handle(al adapterLine) {
 		o.BadLines = append(o.BadLines, fmt.Sprintf("line %d: %d bytes, over the runner's %d-byte limit", al.line.Number, al.line.Len, maxAdapterLine))
 		return
 	}
-	obj, _ := jsonl.Parse(al.line.Bytes, jsonl.ParseOptions{})
+	// The line is kept (Event.Raw): its long strings need no copy of their own.
+	obj, _ := jsonl.Parse(al.line.Bytes, jsonl.ParseOptions{ShareMin: 1})
 	if obj == nil {
 		o.BadLines = append(o.BadLines, fmt.Sprintf("line %d: %s", al.line.Number, clip(string(al.line.Bytes), 200)))
 		return
@@ -826,8 +832,8 @@ func (d *driver) timers() {
 // with no exit record that is gone was killed outright (SIGKILL leaves no
 // record): it gets a SIGKILL exit record, so that the log tells it apart
 // from a process still running.
-func snapshotLog(path string) []fakecli.Observation {
-	log, _ := readObservations(path)
+func snapshotLog(olog *observeLog) []fakecli.Observation {
+	log, _ := olog.read()
 	for _, pid := range unrecordedExits(log) {
 		if !alive(pid) {
 			// The runner kills nothing before the adapter exits.
@@ -1000,15 +1006,6 @@ func killGroup(pid int) error {
 		return nil
 	}
 	return err
-}
-
-func readObservations(path string) ([]fakecli.Observation, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return fakecli.ReadObservations(f)
 }
 
 // alive reports whether pid runs (and is not a zombie waiting to be reaped).

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // infoIndex is what a native adapter handed its caller, seen as
@@ -93,7 +95,7 @@ func buildIndex(events []Event) *infoIndex {
 // message or object, a status of failed (or error, declined, ...), a
 // non-zero exit code, or an event type naming an error.
 func failureMarker(key string, v any) bool {
-	k := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(key))
+	k := strings.ToLower(keyFolder.Replace(key))
 	switch t := v.(type) {
 	case bool:
 		switch k {
@@ -103,16 +105,16 @@ func failureMarker(key string, v any) bool {
 			return !t
 		}
 	case string:
-		l := strings.ToLower(t)
 		switch k {
 		case "status", "state", "outcome":
-			switch l {
+			switch strings.ToLower(t) {
 			case "failed", "failure", "error", "errored", "declined", "denied", "rejected", "cancelled", "canceled", "aborted":
 				return true
 			}
 		case "error", "errormessage", "errortext":
 			return t != ""
 		case "type", "subtype", "kind":
+			l := strings.ToLower(t)
 			return strings.Contains(l, "error") || strings.Contains(l, "fail")
 		}
 	case float64:
@@ -129,23 +131,94 @@ func failureMarker(key string, v any) bool {
 	return false
 }
 
+// keyFolder drops what failureMarker ignores in a key.
+var keyFolder = strings.NewReplacer("_", "", "-", "")
+
 // normText folds white space (runs become one space, the ends are
 // trimmed): where a library trims an answer or reflows it, nothing is lost.
+// Invalid UTF-8 bytes become U+FFFD. Text with nothing to fold (most of
+// it) is returned as it is, uncopied; the rest is copied run by run.
 func normText(s string) string {
-	var b strings.Builder
+	if isNorm(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
 	space := false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				space = len(b) > 0
+				i++
+				continue
+			}
+			if space {
+				b = append(b, ' ')
+				space = false
+			}
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && !asciiSpace[s[j]] {
+				j++
+			}
+			b = append(b, s[i:j]...)
+			i = j
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsSpace(r) {
-			space = b.Len() > 0
+			space = len(b) > 0
+			i += size
 			continue
 		}
 		if space {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 			space = false
 		}
-		b.WriteRune(r)
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, r)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
 	}
-	return b.String()
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// isNorm reports whether normText would return s unchanged: valid UTF-8
+// whose only white space is single ' ' between other characters.
+func isNorm(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiSpace[c] && (c != ' ' || i == 0 || i+1 == len(s) || spaceAt(s, i+1)) {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || unicode.IsSpace(r) {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// spaceAt reports whether the character at s[i:] is white space (an
+// invalid byte is not).
+func spaceAt(s string, i int) bool {
+	if s[i] < utf8.RuneSelf {
+		return asciiSpace[s[i]]
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return unicode.IsSpace(r)
 }
 
 // has reports whether the normalised text n is in the index: inside one
@@ -223,7 +296,10 @@ func (x *infoIndex) missingTool(i int, t tool) []string {
 			break
 		}
 	}
-	if t.Success {
+	if t.Success || t.LeftOpen {
+		// A tool the CLI left open has no outcome to hand on: the CLI
+		// never said it failed, and a native adapter hands on what the
+		// CLI said (its start, with the input).
 		return out
 	}
 	carriers := res

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentconform/agentconform/conformance/reference"
 )
 
 // TestFormatOf pins how argv is read: the output format each CLI was
@@ -89,6 +91,18 @@ func TestInfoIndex(t *testing.T) {
 	}
 	if miss := plain.missingTool(0, tool{Result: "c.txt", Success: true}); len(miss) != 1 {
 		t.Errorf("a lost result must be reported: %v", miss)
+	}
+	// A command Codex left running in the background (started, never
+	// completed, the turn completed): the reference closes it as failed,
+	// but the CLI never said so; its start with the input is all there is
+	// to hand on.
+	open := tool{Name: "shell", Input: map[string]any{"command": "sleep 20"}, Error: reference.ErrToolLeftOpen, LeftOpen: true}
+	started := buildIndex(events(t, `{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"sleep 20","status":"in_progress"}}`))
+	if miss := started.missingTool(0, open); len(miss) != 0 {
+		t.Errorf("a tool the CLI left open, handed on as it started: %v", miss)
+	}
+	if miss := plain.missingTool(0, open); len(miss) != 1 || !strings.Contains(miss[0], "input") {
+		t.Errorf("a tool the CLI left open whose start is lost must be reported: %v", miss)
 	}
 }
 

@@ -18,6 +18,9 @@ type observationMemo struct {
 
 	turnsOnce sync.Once
 	turns     []turnWire
+
+	acpOnce sync.Once
+	acp     *acpWire // the ACP editor's wire log (checks_acp.go)
 }
 
 // memoMu guards the creation of an observation's memo.

@@ -64,11 +64,11 @@ func newRunMark() string {
 // the adapter, or killed by the runner), and what was left running.
 // runnerKilled says the runner already killed the adapter's group (the
 // case timed out): a fake gone then was killed by the runner.
-func settle(observe string, pgid int, mark string, since time.Time, runnerKilled bool) ([]fakecli.Observation, []Leftover) {
+func settle(observe *observeLog, pgid int, mark string, since time.Time, runnerKilled bool) ([]fakecli.Observation, []Leftover) {
 	deadline := time.Now().Add(exitGrace)
 	var log []fakecli.Observation
 	for {
-		log, _ = readObservations(observe)
+		log, _ = observe.read()
 		if len(runningFakes(log)) == 0 || time.Now().After(deadline) {
 			break
 		}
@@ -104,7 +104,7 @@ func settle(observe string, pgid int, mark string, since time.Time, runnerKilled
 	}
 	waitGone(left, 2*time.Second)
 
-	final, err := readObservations(observe)
+	final, err := observe.read()
 	if err != nil || len(final) < len(log) {
 		final = log
 	}
@@ -198,9 +198,10 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 	if err == nil {
 		boot, hz := bootTime(), int64(100) // USER_HZ is 100 on Linux (bootTime is read once)
 		needle := []byte(envRunMark + "=" + mark + "\x00")
+		newer := newerPids(pgid)
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == self || seen[pid] {
+			if err != nil || pid == self || seen[pid] || !newer(pid) {
 				continue
 			}
 			st, ok := procStat(pid)
@@ -224,6 +225,21 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
 	return out
+}
+
+// newerPids returns a quick test for pids that may have been handed out
+// since first (the adapter's) was: pids grow until they wrap, so while
+// the last one handed out (ns_last_pid) is not below first, only those
+// from first to it can be the case's. Other processes of the machine are
+// then not read at all (a busy machine runs hundreds). After a wrap, or
+// without ns_last_pid, every pid may be.
+func newerPids(first int) func(pid int) bool {
+	b, err := os.ReadFile("/proc/sys/kernel/ns_last_pid")
+	last, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || perr != nil || first <= 0 || last < first {
+		return func(int) bool { return true }
+	}
+	return func(pid int) bool { return pid >= first && pid <= last }
 }
 
 type procStatus struct {

@@ -30,6 +30,10 @@ type Config struct {
 	Match []string
 	// Jobs is how many cases run at once; 0 means the number of cores.
 	Jobs int
+	// Pool, if set, bounds the cases that run at once across the runs that
+	// share it (Jobs then says how many of them this run may fill);
+	// without one a run has a pool of Jobs of its own.
+	Pool *Pool
 	// Shard runs only the cases whose index modulo ShardOf is Shard.
 	Shard, ShardOf int
 	// Seed is handed to the fakes for their random choices.
@@ -154,8 +158,12 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	if jobs <= 0 {
 		jobs = defaultJobs()
 	}
+	pool := cfg.Pool
+	if pool == nil {
+		pool = NewPool(jobs)
+	}
+	queue := newCaseQueue(selected)
 	results := make([]*CaseResult, len(selected))
-	work := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
@@ -163,8 +171,13 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range work {
+			for {
+				i, release, ok := pool.next(ctx, queue)
+				if !ok {
+					return
+				}
 				cr, err := runOne(ctx, &cfg, selected[i], hello)
+				release()
 				if ctx.Err() != nil {
 					// Interrupted: what the case did when it was stopped
 					// is not the adapter's doing. It did not run.
@@ -182,13 +195,6 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			}
 		}()
 	}
-	for i := range selected {
-		if ctx.Err() != nil {
-			break
-		}
-		work <- i
-	}
-	close(work)
 	wg.Wait()
 	if firstErr != nil {
 		return nil, firstErr
@@ -279,6 +285,15 @@ func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
 	return cleanup, nil
 }
 
+// MemoryLimit is the soft memory limit `agentconform run` gives the Go
+// runtime (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT sets one. The
+// runner holds what a case's processes wrote (a 64 MiB ladder case: the
+// CLI's wire copy, 64 to 128 MiB, and the adapter's events, as much
+// again) while it judges them, which makes garbage of the same size;
+// without a limit the collector lets the heap grow to twice what it
+// holds, and a run peaks past half a gigabyte for a few seconds.
+const MemoryLimit = 240 << 20
+
 // Version is the toolkit's version, written into results.
 var Version = "0.1.0-dev"
 
@@ -294,7 +309,9 @@ func inShard(id string, shard, of int) bool {
 // probe starts the adapter once, reads its hello and closes it, so cases
 // are generated for the agents it drives.
 func probe(ctx context.Context, cfg *Config) (*Hello, error) {
-	c := &Case{ID: "probe", Agent: "claude", Fixture: "claude/plain-text", Prompts: nil, Timeout: 10 * time.Second}
+	// 10 s for a hello, or the case deadline when that is longer (a
+	// loaded machine can take seconds to start an interpreter).
+	c := &Case{ID: "probe", Agent: "claude", Fixture: "claude/plain-text", Prompts: nil, Timeout: max(10*time.Second, cfg.Timeout)}
 	pctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	o, err := execProbe(pctx, cfg, c)
@@ -508,6 +525,9 @@ func reproduce(cfg *Config, c *Case) string {
 	}
 	if cfg.Adapter.SignalInterrupt {
 		cmd += " --interrupt signal"
+	}
+	if cfg.Adapter.Profile != "" {
+		cmd += " --profile " + cfg.Adapter.Profile
 	}
 	return cmd
 }

@@ -86,6 +86,14 @@ var scriptedAdapters = []scriptedAdapter{
 		// ends it with exit 1 before any escalation.)
 		want: each([]string{"codex/interrupt", "gemini/interrupt", "claude/interrupt", "claude/max-turns", "codex/single-tool/ignores-sigterm"}, Fail, "lifecycle/turn-reason")},
 
+	// An interrupt that is one SIGINT and a wait for the CLI's exit: Claude
+	// Code holds a SIGINT that comes before its turn has begun, so a CLI
+	// slow to start ends the turn only when it gets that far (10 s). Once
+	// the turn has begun (interrupt-after-1: system/init written) the
+	// SIGINT works at once.
+	{file: "sigint-only.py", cases: []string{"claude/slow-start", "claude/single-tool/interrupt-after-1", "claude/plain-text"},
+		want: each([]string{"claude/slow-start"}, Fail, "interrupt/cancelled-ending")},
+
 	// Each read decoded by itself (Node chunk.toString(), Python
 	// bytes.decode per read): a character split across reads is lost.
 	// Lines split across reads (the ASCII slicer case) come out whole.
@@ -129,8 +137,8 @@ var scriptedAdapters = []scriptedAdapter{
 	// Names, ids and result shapes of its own (unified profile).
 	{file: "unified-renamed.py", cases: []string{"codex/single-tool", "codex/multi-tool", "codex/tool-error", "codex/file-change", "codex/multi-turn", "codex/todo-list"}},
 	// Re-serialised events (empty values dropped) and events of its own.
-	{file: "native-reserialise.mjs", cases: []string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "claude/interrupt", "codex/interrupt"},
-		want: merge(each([]string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool"}, Informational, "lossless/events"))},
+	{file: "native-reserialise.mjs", cases: []string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "claude/interrupt", "codex/interrupt", "codex/background-command"},
+		want: merge(each([]string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "codex/background-command"}, Informational, "lossless/events"))},
 	// Text and JSON output modes.
 	{file: "text-mode.py", cases: []string{"gemini/plain-text", "gemini/interrupt", "claude/plain-text", "claude/interrupt", "gemini/single-tool/line-65536", "gemini/single-tool/exit-0-no-terminal", "claude/multi-tool"}},
 	// Hands nothing on before the turn is over, and is interrupted all the same.

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/conformance/reference"
 	"github.com/agentconform/agentconform/fakecli"
@@ -44,11 +45,17 @@ func (o *Observation) cutWire() [][]WireLine {
 		}
 		var lines []WireLine
 		add := func(line []byte) {
-			wl := WireLine{PID: w.PID, Raw: bytes.Clone(line)}
+			// A line inside the wire copy is kept as a part of it (nothing
+			// changes it), and its long strings share it: a 64 MiB line is
+			// held once, not three times.
+			if !within(w.Bytes, line) {
+				line = bytes.Clone(line)
+			}
+			wl := WireLine{PID: w.PID, Raw: line[:len(line):len(line)]}
 			if i := len(lines); i < len(times) {
 				wl.TMS = times[i]
 			}
-			wl.Obj, _ = jsonl.Parse(wl.Raw, jsonl.ParseOptions{})
+			wl.Obj, _ = jsonl.Parse(wl.Raw, jsonl.ParseOptions{ShareMin: 1})
 			lines = append(lines, wl)
 		}
 		var sp reference.LineSplitter
@@ -57,6 +64,16 @@ func (o *Observation) cutWire() [][]WireLine {
 		out = append(out, lines)
 	}
 	return out
+}
+
+// within reports whether b lies inside outer's memory.
+func within(outer, b []byte) bool {
+	if len(outer) == 0 || len(b) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(outer)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= lo && p+uintptr(len(b)) <= lo+uintptr(len(outer))
 }
 
 // stdinLines returns the stdin records of the fake processes, decoded.

@@ -257,7 +257,15 @@ func permissionCase(t *testing.T, fx, answer string, path []int) {
 	checkTurnEnd(t, turns[0].end, true, tr.Header.SessionID)
 
 	samePath(t, []*cliProcess{p}, path)
-	sameEvents(t, claudeSDK, wantEvents(t, fx, []*cliProcess{p}, []synthetic{hostState, hostState, hostState, hostState}, claudeView), events(turns))
+	if answer != "allow" {
+		// A deny's tool_result carries the client's message
+		// (docs/protocols/claude.md#permission-answers), not the one the
+		// capture's client sent.
+		for i := range tr.Steps {
+			tr.Steps[i].Text = strings.ReplaceAll(tr.Steps[i].Text, "denied by agentconform capture", "agentconform: Bash denied by the harness")
+		}
+	}
+	sameEvents(t, claudeSDK, wantEventsOf(t, tr, []*cliProcess{p}, []synthetic{hostState, hostState, hostState, hostState}, claudeView), events(turns))
 
 	// The can_use_tool request (line 8) went to canUseTool, never to the
 	// caller; the SDK wrote its answer with the request's id. On allow it

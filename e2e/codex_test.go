@@ -95,7 +95,7 @@ func TestCodexSDKPlainText(t *testing.T) {
 	turns, procs := codexSession(t, r, "Say hello in one short sentence.")
 	tr, _ := loadFixture(t, fx)
 	checkTurnEnd(t, turns[0].end, true, tr.Header.SessionID)
-	samePath(t, procs, []int{3, 4, 5, 6})
+	samePath(t, procs, []int{4, 5, 6, 7})
 	sameEvents(t, codexSDK, wantEvents(t, fx, procs, nil, codexView), events(turns))
 	checkCodexProcess(t, r, procs[0], codexArgv(r.project), "Say hello in one short sentence.")
 }
@@ -109,7 +109,7 @@ func TestCodexSDKSingleTool(t *testing.T) {
 	checkTurnEnd(t, turns[0].end, true, tr.Header.SessionID)
 	// item.started with "exit_code": null (the SDK's type says the key is
 	// omitted while running) comes through as null, untouched.
-	samePath(t, procs, []int{3, 4, 5, 6, 7, 8})
+	samePath(t, procs, []int{4, 5, 6, 7, 8, 9})
 	sameEvents(t, codexSDK, wantEvents(t, fx, procs, nil, codexView), events(turns))
 	checkCodexProcess(t, r, procs[0], codexArgv(r.project), "Run `echo hi` and tell me what it printed.")
 }
@@ -127,7 +127,7 @@ func TestCodexSDKMultiTurn(t *testing.T) {
 	// Two processes: the second is `exec ... resume <thread_id>` with the
 	// id of the first one's thread.started, and plays the fixture's
 	// second part.
-	samePath(t, procs, []int{3, 4, 5, 6, 7, 8}, []int{12, 13, 14, 15, 16, 17})
+	samePath(t, procs, []int{4, 5, 6, 7, 8, 9}, []int{13, 14, 15, 16, 17, 18})
 	sameEvents(t, codexSDK, wantEvents(t, fx, procs, nil, codexView), events(turns))
 	checkCodexProcess(t, r, procs[0], codexArgv(r.project), "What does greet.go do?")
 	checkCodexProcess(t, r, procs[1], codexArgv(r.project, tid), "Make it add an exclamation mark.")

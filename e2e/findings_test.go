@@ -115,7 +115,7 @@ func TestCodexSDKUnknownEventType(t *testing.T) {
 	r := startRun(t, codexSDK, fakecli.Options{Transcript: path})
 	turns, procs := codexSession(t, r, "Say hello in one short sentence.")
 	checkTurnEnd(t, turns[0].end, true, tr.Header.SessionID)
-	samePath(t, procs, []int{3, 4, 5, 6, 7})
+	samePath(t, procs, []int{4, 5, 6, 7, 8})
 	sameEvents(t, codexSDK, wantEventsOf(t, tr, procs, nil, codexView), events(turns))
 }
 
@@ -340,7 +340,7 @@ func TestCodexSDKAbortDoesNotEscalate(t *testing.T) {
 	if took < runFor/2 {
 		t.Errorf("turn_end came %v after the abort, before codex could have finished its %v command", took, runFor)
 	}
-	samePath(t, procs, []int{4, 5, 6, 7, 9, 10, 11})
+	samePath(t, procs, []int{4, 5, 6, 7, 10, 11, 12})
 	sameEvents(t, codexSDK, wantEventsOf(t, tr, procs, nil, codexView), events(turns))
 	if te.obj["ok"] != false || te.obj["error"] != "interrupted: The operation was aborted" {
 		t.Errorf("turn_end = %s, want the AbortError although turn.completed came", clip(te.raw))

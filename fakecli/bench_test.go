@@ -186,3 +186,69 @@ func BenchmarkReplayThroughput(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(lines*b.N)/total.Seconds(), "lines/s")
 }
+
+// BenchmarkLadderWrite replays each CLI's single-tool fixture with its
+// text grown to one 64 MiB line (the ladder fault, as the runner's
+// line-67108864 cases do, the copy of stdout the runner reads included)
+// into a pipe read as fast as it can be, and reports the fake's write
+// throughput from its first byte to EOF (MB/s; the goal is 1,000 or more),
+// its time from start to EOF (ms-total), its CPU time and its peak
+// resident memory. Claude writes the text twice: as partial-message
+// deltas, then whole.
+func BenchmarkLadderWrite(b *testing.B) {
+	args := map[string][]string{
+		"codex":  append(codexExec, "hi"),
+		"gemini": {"-p", "hi", "--output-format", "stream-json"},
+		"claude": {"-p", "hi", "--output-format", "stream-json", "--verbose", "--include-partial-messages"},
+	}
+	for _, cli := range []string{"codex", "gemini", "claude"} {
+		b.Run(cli, func(b *testing.B) {
+			f := fakecli.Start(b, fakecli.Options{Fixture: cli + "/single-tool"})
+			var first, total, cpu time.Duration
+			var bytes int64
+			var peak int64
+			for i := 0; i < b.N; i++ {
+				env := []string{fakecli.EnvFaults + "=ladder:size=67108864", fakecli.EnvWire + "=" + b.TempDir()}
+				cmd, _, cancel := command(b, f, cli, args[cli], cmdOpts{env: env})
+				out, err := cmd.StdoutPipe()
+				if err != nil {
+					b.Fatal(err)
+				}
+				t0 := time.Now()
+				if err := cmd.Start(); err != nil {
+					b.Fatal(err)
+				}
+				buf := make([]byte, 1<<20)
+				n, err := io.ReadFull(out, buf[:1])
+				if err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				for err == nil {
+					var k int
+					k, err = out.Read(buf)
+					n += k
+				}
+				t2 := time.Now()
+				if err := cmd.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				cancel()
+				first += t2.Sub(t1)
+				total += t2.Sub(t0)
+				bytes += int64(n)
+				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+					cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+					peak = max(peak, ru.Maxrss)
+				}
+				if n < 64<<20 {
+					b.Fatalf("%d bytes on stdout", n)
+				}
+			}
+			b.ReportMetric(float64(bytes)/first.Seconds()/1e6, "MB/s")
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-total")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
+			b.ReportMetric(float64(peak)/1000, "peak-MB")
+		})
+	}
+}

@@ -160,7 +160,8 @@ func runClaude(p *proc) int {
 
 // adaptClaude fits a transcript to how the process was started:
 //   - a transcript with no "in" step for a user message (a print-mode
-//     capture) gets one before its first output, and, when it ends with
+//     capture) gets one before its first output (or a pause before it:
+//     the CLI took the prompt, then its turn is slow to begin), and, when it ends with
 //     exit, a stdin_eof before that: with stream-json input the fake then
 //     waits for the first user message and ends when stdin closes, as the
 //     real CLI does;
@@ -177,7 +178,7 @@ func adaptClaude(steps []transcript.Step, streamIn bool) []transcript.Step {
 	out := make([]transcript.Step, 0, len(steps)+2)
 	inserted := false
 	for i, st := range steps {
-		if !hasUser && !inserted && (st.Op == transcript.OpOut || st.Op == transcript.OpErr || st.Op == transcript.OpExit) {
+		if !hasUser && !inserted && (st.Op == transcript.OpOut || st.Op == transcript.OpErr || st.Op == transcript.OpExit || st.Op == transcript.OpDelay) {
 			out = append(out, transcript.Step{Op: transcript.OpIn, Match: map[string]any{"type": "user"}})
 			inserted = true
 		}
@@ -238,7 +239,7 @@ type claudeLine struct {
 }
 
 func classifyClaude(text string) claudeLine {
-	obj, _ := jsonl.Parse([]byte(text), jsonl.ParseOptions{})
+	obj := parseString(text)
 	if obj == nil {
 		return claudeLine{}
 	}
@@ -337,6 +338,12 @@ type claudeState struct {
 	// so the transcript's permission_denied lines for these are skipped.
 	pendingPermTool string
 	answeredTools   map[string]bool
+	// perm is the pending request's tool and what the client's answer
+	// changes in the lines to come (claude_permission.go).
+	perm permState
+	// initSeen says the running turn's system/init was written;
+	// deferredInt that SIGINT came before it (claude_sigint.go).
+	initSeen, deferredInt bool
 	// initPayload is the recorded initialize response payload (raw, so
 	// that its members keep their recorded order), reused by the control
 	// layer.
@@ -513,6 +520,11 @@ func (c *claudeState) state(e *engine, state string) flow {
 // message), and the idle state after a result.
 func (c *claudeState) afterOut(e *engine, i int, text string) flow {
 	cl := c.lines[i]
+	if cl.preEcho && cl.kind != kindPartial && c.turnActive {
+		if f := c.sawInit(e); f != flowNone {
+			return f
+		}
+	}
 	switch cl.kind {
 	case kindAssistant:
 		c.openTools = append(c.openTools, cl.tools...)
@@ -534,12 +546,14 @@ func (c *claudeState) afterOut(e *engine, i int, text string) flow {
 	case kindCanUseTool:
 		c.pendingPerm = jsonStringField(text, "request_id")
 		c.pendingPermTool = ""
+		c.notePermRequest(text)
 		if obj, _ := jsonl.Parse([]byte(text), jsonl.ParseOptions{}); obj != nil {
 			req, _ := obj["request"].(map[string]any)
 			c.pendingPermTool, _ = req["tool_use_id"].(string)
 		}
 	case kindResult:
 		c.turnActive = false
+		c.initSeen = false
 		c.openTools = nil
 		c.pendingPerm = ""
 		c.results++
@@ -639,6 +653,7 @@ func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow
 	switch stepType(st) {
 	case "user":
 		c.turnActive = true
+		c.initSeen = false
 		c.turnStart = time.Now()
 		c.openTools = nil
 		c.streamMsg = ""
@@ -658,11 +673,19 @@ func (c *claudeState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow
 		}
 	case "control_response":
 		if resp, ok := m.obj["response"].(map[string]any); ok && c.pendingPerm != "" && resp["request_id"] == c.pendingPerm {
+			id := c.pendingPerm
 			c.pendingPerm = ""
 			if c.pendingPermTool != "" {
 				c.answeredTools[c.pendingPermTool] = true
 			}
-			return c.state(e, "running")
+			if f := c.state(e, "running"); f != flowNone {
+				return f
+			}
+			if st.Op == transcript.OpIn {
+				// The answer decides the path (flowJump), not the
+				// step's cases.
+				return c.answerPermission(e, st, id, resp)
+			}
 		}
 	}
 	return flowNone
@@ -802,6 +825,12 @@ func (c *claudeState) control(e *engine, m *stdinMsg) flow {
 	id, _ := m.obj["request_id"].(string)
 	req, _ := m.obj["request"].(map[string]any)
 	sub, _ := req["subtype"].(string)
+	if m.obj["request"] == nil {
+		// The real CLI ends on it (captured: 2.1.331/control-request-no-body).
+		e.protocolError(m, "control_request without request")
+		fmt.Fprintln(e.p.stderr, missingRequest)
+		return e.finish(1)
+	}
 	if id == "" || req == nil {
 		e.protocolError(m, "control_request without request_id or request")
 		return flowNone
@@ -841,6 +870,10 @@ func (c *claudeState) control(e *engine, m *stdinMsg) flow {
 		return c.success(e, id, map[string]any{"still_queued": []any{}})
 	case "set_permission_mode":
 		mode, _ := req["mode"].(string)
+		if !slices.Contains(permissionModes, mode) {
+			return c.emit(e, controlResponse{Type: "control_response", Response: controlBody{Subtype: "error", RequestID: id,
+				Error: "Cannot set permission mode: must be one of " + strings.Join(permissionModes, ", "), ErrorCode: "invalid_mode"}})
+		}
 		c.permMode = mode
 		if f := c.success(e, id, map[string]any{"mode": mode}); f != flowNone {
 			return f
@@ -1013,6 +1046,14 @@ type toolResultMeta struct {
 // skip the rest of the turn. With text input, or on a signal, the process
 // then exits 0; with stream-json input it waits for the next user message.
 func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
+	return c.abortTurn(e, reqID, !bySignal, bySignal || !c.streamIn)
+}
+
+// abortTurn is interrupt's work: stopped says a running tool was stopped
+// by a control request (its tool_result then says so, from 2.1.329 on),
+// exit that the process ends after the turn's result (with 0). A deny
+// answer with interrupt true aborts the turn the same way, with neither.
+func (c *claudeState) abortTurn(e *engine, reqID string, stopped, exit bool) flow {
 	emit := func(v any) bool { return c.emit(e, v) != flowNone }
 	if f := c.flushEcho(e); f != flowNone {
 		return f
@@ -1036,7 +1077,7 @@ func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 		text := rejectedToolUse
 		var meta any
 		if modern {
-			if !bySignal {
+			if stopped {
 				text += stoppedWhileRunning
 			}
 			meta = []toolResultMeta{{ID: id, NonExecutionKind: "user-rejected"}}
@@ -1059,6 +1100,7 @@ func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 		return f
 	}
 	c.turnActive = false
+	c.initSeen, c.deferredInt = false, false
 	c.openTools = nil
 	c.results++
 	c.lastResultError = true
@@ -1066,7 +1108,7 @@ func (c *claudeState) interrupt(e *engine, reqID string, bySignal bool) flow {
 		return f
 	}
 	e.pc = after
-	if bySignal || !c.streamIn {
+	if exit {
 		return e.finish(0)
 	}
 	return flowJump
@@ -1186,6 +1228,9 @@ func versionBefore(v, w string) bool {
 func claudeSignal(e *engine, sig syscall.Signal) flow {
 	switch sig {
 	case syscall.SIGINT:
+		if e.c != nil && e.c.deferSIGINT(e) {
+			return flowNone
+		}
 		if e.c != nil && e.c.turnActive {
 			return e.c.interrupt(e, "", true)
 		}

@@ -3,8 +3,10 @@ package fakecli
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/jsonl"
 	"github.com/agentconform/agentconform/transcript"
@@ -149,12 +151,38 @@ type streamedAssistant struct {
 	usage  json.RawMessage
 	nums   map[string]any
 	blocks []json.RawMessage
+	objs   []map[string]any // the blocks decoded (nil: decode them)
 }
 
 // parseStreamed reads an assistant line; ok is false for a line the real
-// CLI does not stream (a synthetic API error message, or no content).
+// CLI does not stream (a synthetic API error message, or no content). The
+// line is read in place (its long strings and raw members share its
+// memory), and the last line read is remembered: partialBefore,
+// partialAfter and messageEnds read the same line, which a ladder case
+// makes 64 MiB long.
 func parseStreamed(text string) (a streamedAssistant, ok bool) {
-	obj, _ := jsonl.Parse([]byte(text), jsonl.ParseOptions{})
+	streamedMemo.Lock()
+	defer streamedMemo.Unlock()
+	if m := &streamedMemo; m.set && len(m.text) == len(text) && m.text == text {
+		return m.a, m.ok
+	}
+	a, ok = parseStreamedLine(text)
+	streamedMemo.text, streamedMemo.a, streamedMemo.ok, streamedMemo.set = text, a, ok, true
+	return a, ok
+}
+
+// streamedMemo is the last line parseStreamed read.
+var streamedMemo struct {
+	sync.Mutex
+	set  bool
+	text string
+	a    streamedAssistant
+	ok   bool
+}
+
+func parseStreamedLine(text string) (a streamedAssistant, ok bool) {
+	line := unsafe.Slice(unsafe.StringData(text), len(text)) // read only
+	obj, _ := jsonl.Parse(line, jsonl.ParseOptions{ShareMin: 1})
 	if obj == nil || obj["type"] != "assistant" || obj["error"] != nil || obj["is_api_error_message"] == true {
 		return a, false
 	}
@@ -168,13 +196,25 @@ func parseStreamed(text string) (a streamedAssistant, ok bool) {
 		a.parent = &p
 	}
 	a.nums, _ = msg["usage"].(map[string]any)
-	rawMsg := rawMember([]byte(text), "message")
+	rawMsg := rawMember(line, "message")
 	a.usage = rawMember(rawMsg, "usage")
-	var blocks []json.RawMessage
-	if json.Unmarshal(rawMember(rawMsg, "content"), &blocks) != nil || len(blocks) == 0 {
+	blocks, ok := rawElements(rawMember(rawMsg, "content"))
+	if !ok || len(blocks) == 0 {
 		return a, false
 	}
 	a.blocks = blocks
+	// The blocks decoded: those of the parsed line, when they are the
+	// same ones (the first "message" member, as rawMember reads) and all
+	// objects; otherwise streamBlock decodes each.
+	if content, _ := msg["content"].([]any); len(content) == len(blocks) {
+		objs := make([]map[string]any, len(blocks))
+		for k, c := range content {
+			if objs[k], _ = c.(map[string]any); objs[k] == nil {
+				return a, true
+			}
+		}
+		a.objs = objs
+	}
 	return a, true
 }
 
@@ -215,7 +255,7 @@ func (c *claudeState) partialBefore(e *engine, text string) flow {
 	}
 	for k, raw := range a.blocks {
 		idx := c.streamIndex + k
-		if f := c.streamBlock(e, &a, idx, raw); f != flowNone {
+		if f := c.streamBlock(e, &a, idx, k, raw); f != flowNone {
 			return f
 		}
 		if k < len(a.blocks)-1 {
@@ -228,9 +268,11 @@ func (c *claudeState) partialBefore(e *engine, text string) flow {
 }
 
 // streamBlock writes content_block_start and the deltas of one block.
-func (c *claudeState) streamBlock(e *engine, a *streamedAssistant, idx int, raw json.RawMessage) flow {
+func (c *claudeState) streamBlock(e *engine, a *streamedAssistant, idx, k int, raw json.RawMessage) flow {
 	var blk map[string]any
-	if json.Unmarshal(raw, &blk) != nil {
+	if a.objs != nil {
+		blk = a.objs[k]
+	} else if json.Unmarshal(raw, &blk) != nil {
 		return flowNone
 	}
 	var start any = raw

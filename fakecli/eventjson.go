@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/jsonl"
 )
@@ -16,9 +17,16 @@ func jsonStringField(line, key string) string {
 	if !strings.Contains(line, `"`+key+`"`) {
 		return ""
 	}
-	obj, _ := jsonl.Parse([]byte(line), jsonl.ParseOptions{})
-	s, _ := obj[key].(string)
+	s, _ := parseString(line)[key].(string)
 	return s
+}
+
+// parseString decodes a JSON object line held in a string, in place: the
+// long strings of the result share the line's memory (a line the ladder
+// made 64 MiB long is neither copied nor decoded into a copy).
+func parseString(line string) map[string]any {
+	obj, _ := jsonl.Parse(unsafe.Slice(unsafe.StringData(line), len(line)), jsonl.ParseOptions{ShareMin: 1}) // read only
+	return obj
 }
 
 // field is one member to set in editObject. A member the line does not
@@ -120,29 +128,6 @@ func editObject(line string, set []field, del ...string) (string, bool) {
 	}
 	b.WriteByte('}')
 	return b.String(), true
-}
-
-// rawMember returns the raw value of the top-level member key of a JSON
-// object line (nil when it has none).
-func rawMember(line []byte, key string) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil
-		}
-		if k, _ := kt.(string); k == key {
-			return raw
-		}
-	}
-	return nil
 }
 
 // marshalJSON encodes v without escaping <, > and & (the CLIs do not).

@@ -31,6 +31,9 @@ type geminiFlags struct {
 	listSessions      bool
 	deleteSession     string
 	version, help     bool
+	// acp is --acp or its deprecated alias --experimental-acp: the Agent
+	// Client Protocol on stdio (gemini_acp.go).
+	acp bool
 }
 
 var (
@@ -69,12 +72,14 @@ func geminiFlagSet(f *geminiFlags) *pflag.FlagSet {
 	fs.StringVar(&f.deleteSession, "delete-session", "", "Delete a session by index number")
 	fs.BoolVarP(&f.version, "version", "v", false, "Show version number")
 	fs.BoolVarP(&f.help, "help", "h", false, "Show help")
+	fs.BoolVar(&f.acp, "acp", false, "Starts the agent in ACP mode")
+	fs.BoolVar(&f.acp, "experimental-acp", false, "Starts the agent in ACP mode (deprecated, use --acp instead)")
 	var ignored struct {
 		b    bool
 		s    string
 		strs []string
 	}
-	for _, n := range []string{"sandbox:s", "debug:d", "list-extensions:l", "experimental-acp", "screen-reader",
+	for _, n := range []string{"sandbox:s", "debug:d", "list-extensions:l", "screen-reader",
 		"checkpointing", "telemetry", "telemetry-log-prompts", "show-memory-usage", "all-files:a"} {
 		name, short, _ := strings.Cut(n, ":")
 		fs.BoolVarP(&ignored.b, name, short, false, "")
@@ -182,6 +187,8 @@ Options:
   -s, --sandbox                   Run in sandbox?  [boolean]
   -y, --yolo                      Automatically accept all actions (aka YOLO mode)  [boolean] [default: false]
       --approval-mode             Set the approval mode  [string] [choices: "default", "auto_edit", "yolo", "plan"]
+      --acp                       Starts the agent in ACP mode  [boolean]
+      --experimental-acp          Starts the agent in ACP mode (deprecated, use --acp instead)  [boolean]
       --skip-trust                Trust the current folder for this session  [boolean]
       --allowed-tools             [DEPRECATED: Use Policy Engine instead] Tools that are allowed to run without confirmation  [array]
   -e, --extensions                A list of extensions to use  [array]

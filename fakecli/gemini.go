@@ -56,6 +56,9 @@ func runGemini(p *proc) int {
 	if f.listSessions {
 		return geminiList(p, st, here)
 	}
+	if f.acp {
+		return runGeminiACP(p, st)
+	}
 	if f.interactiveGiven || (!f.promptGiven && f.positional == "" && p.stdinTTY) {
 		return p.harnessError(fmt.Errorf("interactive mode is not faked: pass -p or a prompt, or pipe stdin"))
 	}

@@ -180,6 +180,15 @@ type Observation struct {
 
 	// Code is the exit status of an exit record that has one.
 	Code *int `json:"code,omitempty"`
+
+	// RequestID, ToolUseID and Decision are a permission record's: the
+	// can_use_tool request a client answered, its tool, and what the CLI
+	// made of the answer ("allow", "deny", "interrupt", or "refused" for
+	// an answer the CLI does not accept; Message then holds its reason,
+	// or a deny's message).
+	RequestID string `json:"request_id,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	Decision  string `json:"decision,omitempty"`
 }
 
 // UnmarshalJSON decodes a record, sorting out "line" (a string on stdin

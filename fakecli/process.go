@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // proc is one fake process: what it was started with, and the plumbing
@@ -74,6 +75,12 @@ func (t *teeWriter) Write(b []byte) (int, error) {
 		}
 	}
 	return written, nil
+}
+
+// WriteString writes s as Write does, without copying it first (bufio
+// hands a long line, the 64 MiB ladder line, straight through).
+func (t *teeWriter) WriteString(s string) (int, error) {
+	return t.Write(unsafe.Slice(unsafe.StringData(s), len(s))) // read only
 }
 
 func newProc(cli string, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) (*proc, error) {
@@ -269,11 +276,25 @@ func newOutWriter(stdout io.Writer, plan *faultPlan, end func(int)) *outWriter {
 	return &outWriter{buf: b, w: b}
 }
 
-// line writes s and, if newline, "\n", in one Write; it returns the bytes
-// written.
+// line writes s and, if newline, "\n", in one Write to the fault
+// writers (through the buffer otherwise, which a long line bypasses
+// without being copied); it returns the bytes written.
 func (o *outWriter) line(s string, newline bool) (int, error) {
 	if o.err != nil {
 		return 0, o.err
+	}
+	if o.buf != nil {
+		n, err := o.buf.WriteString(s)
+		if err == nil && newline {
+			err = o.buf.WriteByte('\n')
+			if err == nil {
+				n++
+			}
+		}
+		if err != nil {
+			o.err = fmt.Errorf("writing stdout: %w", err)
+		}
+		return n, o.err
 	}
 	o.scratch = append(o.scratch[:0], s...)
 	if newline {

@@ -188,6 +188,7 @@ func (e *engine) out(st *transcript.Step) flow {
 	i := e.pc
 	e.pc++
 	if e.c != nil {
+		text = e.c.editPermLine(e, i, text)
 		if e.c.skipOut(e, i, text) {
 			return flowNone
 		}
@@ -658,8 +659,11 @@ func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 		}
 	}
 	if e.c != nil {
-		if f := e.c.consumed(e, st, m); f != flowNone {
-			return f // the end, or a jump (an interrupt that was waiting for the turn)
+		// flowJump: the control layer chose the path (a permission
+		// answer, or an interrupt that was waiting for the turn), not
+		// the step's cases.
+		if f := e.c.consumed(e, st, m); f == flowEnd || f == flowJump {
+			return f
 		}
 	}
 	for _, c := range st.Cases {

@@ -217,6 +217,15 @@ var vocabulary = []opSpec{
 	{op: "linger", params: []paramSpec{{"after", pAfter}}},
 	{op: "unknown_block", params: []paramSpec{{"nth", pNth}}},
 	{op: "start_delay", params: []paramSpec{{"ms", pMS}}, timing: true},
+	{op: "answer_twice", params: []paramSpec{{"nth", pNth}}},
+	{op: "answer_never", params: []paramSpec{{"nth", pNth}}},
+	{op: "unknown_method", params: []paramSpec{{"after", pAfter}}},
+	{op: "acp_answer_twice", params: []paramSpec{{"nth", pNth}}},
+	{op: "acp_no_response", params: []paramSpec{{"nth", pNth}}},
+	{op: "acp_unknown_update", params: []paramSpec{{"nth", pNth}}},
+	{op: "acp_unknown_field", params: []paramSpec{{"nth", pNth}}},
+	{op: "acp_unknown_method", params: []paramSpec{{"after", pAfter}}},
+	{op: "acp_unknown_request", params: []paramSpec{{"after", pAfter}}},
 }
 
 // ladderSizes are the line sizes ladder mutations choose from: both sides

@@ -51,6 +51,8 @@ type decoder struct {
 	tooDeep   bool
 	redo      bool          // a duplicate key was found on the fast path
 	careful   bool          // decode objects on the member stack (see objectCareful)
+	shareMin  int           // plain strings this long share data (ParseOptions.ShareMin)
+	fresh     bool          // the last string was decoded into a buffer of its own
 	errIdx    int           // index in finds of the syntax or too-deep finding
 	counts    [numSlots]int // repeatable findings seen, made or not
 
@@ -75,6 +77,7 @@ func (d *decoder) reset(data []byte, maxDepth int) {
 	d.tooDeep = false
 	d.redo = false
 	d.careful = false
+	d.shareMin = 0
 	d.errIdx = -1
 	d.counts = [numSlots]int{}
 	d.finds = d.finds[:0]

@@ -26,6 +26,15 @@ type ParseOptions struct {
 	// Zero or negative means DefaultMaxDepth. The decoder recurses, so
 	// stack use grows with this limit.
 	MaxDepth int
+	// ShareMin, when positive, lets string values of at least ShareMin
+	// bytes (and more than the few that are interned) that hold no escape
+	// share the line's memory instead of being copied into strings of
+	// their own. Parse then retains b: the caller must not change it while
+	// the result is in use. It is for callers that keep the line anyway
+	// (the conformance runner keeps every event's raw bytes next to its
+	// decoded object), or own a long one: a 64 MiB line then costs one
+	// copy, not two.
+	ShareMin int
 }
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
@@ -41,8 +50,8 @@ var decoders = sync.Pool{New: func() any { return new(decoder) }}
 // the event is still checked. The object is nil when the line is not a
 // JSON object; when a complete object is followed by more text
 // (jsonl/multiple-values, or jsonl/invalid-json for trailing garbage) the
-// object is still returned. Parse never retains b and is safe for
-// concurrent use.
+// object is still returned. Parse never retains b (unless
+// opts.ShareMin is set) and is safe for concurrent use.
 func Parse(b []byte, opts ParseOptions) (map[string]any, []finding.Finding) {
 	maxDepth := opts.MaxDepth
 	if maxDepth <= 0 {
@@ -83,6 +92,7 @@ func Parse(b []byte, opts ParseOptions) (map[string]any, []finding.Finding) {
 	}
 	d := decoders.Get().(*decoder)
 	d.reset(view, maxDepth)
+	d.shareMin = opts.ShareMin
 	m, fs := d.line(b, pre, &cm)
 	d.release()
 	decoders.Put(d)

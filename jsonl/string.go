@@ -1,9 +1,11 @@
 package jsonl
 
 import (
+	"bytes"
 	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/finding"
 )
@@ -55,6 +57,14 @@ func (d *decoder) stringValue() any {
 		return ""
 	}
 	if n > maxInternLen {
+		if d.fresh {
+			// stringSlow decoded it into a buffer of its own.
+			return unsafe.String(unsafe.SliceData(b), n)
+		}
+		if d.shareMin > 0 && n >= d.shareMin && within(d.data, b) {
+			// A string without escapes is its bytes in the line.
+			return unsafe.String(unsafe.SliceData(b), n)
+		}
 		return string(b)
 	}
 	fp := fingerprint(b)
@@ -66,6 +76,17 @@ func (d *decoder) stringValue() any {
 	var v any = s
 	e.s, e.v, e.fp = s, v, fp
 	return v
+}
+
+// within reports whether b (not empty) lies inside data, rather than in
+// the decoder's scratch buffer.
+func within(data, b []byte) bool {
+	if len(data) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= lo && p+uintptr(len(b)) <= lo+uintptr(len(data))
 }
 
 // shortPrint is a fingerprint of a short string: its length and two words
@@ -134,6 +155,7 @@ func plainEnd(data []byte, i int) int {
 // its decoded content, which aliases d.data when the string has no escapes
 // and d.sbuf otherwise. It reports false after a syntax error.
 func (d *decoder) stringBytes() ([]byte, bool) {
+	d.fresh = false
 	start := d.pos + 1
 	i := start
 	if !d.checkUTF8 {
@@ -152,8 +174,19 @@ func (d *decoder) stringBytes() ([]byte, bool) {
 // encoding/json.
 func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 	data := d.data
-	buf := append(d.sbuf[:0], data[start:i]...)
-	defer func() { d.sbuf = buf[:0] }()
+	var buf []byte
+	if end := closingQuote(data, i); end-start > longSlow {
+		// A long string is decoded into a buffer of its own, sized for it
+		// (the decoded text is never longer, unless invalid UTF-8 grows
+		// it), which stringValue keeps as the string: one copy of a
+		// 64 MiB string instead of a growing scratch buffer and a copy,
+		// and no scratch buffer that size kept in the pool.
+		buf = append(make([]byte, 0, end-start), data[start:i]...)
+		d.fresh = true
+	} else {
+		buf = append(d.sbuf[:0], data[start:i]...)
+		defer func() { d.sbuf = buf[:0] }()
+	}
 	lone := false
 	for {
 		if i >= len(data) {
@@ -233,6 +266,31 @@ func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 			}
 		}
 	}
+}
+
+// longSlow is the length from which a string with escapes is decoded
+// into a buffer of its own.
+const longSlow = 64 << 10
+
+// closingQuote returns the index of the quote that closes the string
+// whose body reaches i, or len(data) when none does.
+func closingQuote(data []byte, i int) int {
+	for i < len(data) {
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			return len(data)
+		}
+		i += q
+		bs := 0
+		for k := i - 1; k >= 0 && data[k] == '\\'; k-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return i
+		}
+		i++
+	}
+	return len(data)
 }
 
 // hex4 decodes the four hex digits at data[i:]. It returns the column of

@@ -13,7 +13,7 @@ import (
 	"io/fs"
 )
 
-//go:embed spec observed shim unified transcript harness results appserver README.md
+//go:embed spec observed shim unified transcript harness results appserver acp README.md
 var embedded embed.FS
 
 // FS returns the embedded schema files, laid out as in the repository:

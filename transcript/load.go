@@ -308,7 +308,7 @@ func parseBranches(st *Step, obj map[string]any) (ptr, msg string) {
 }
 
 // stepKeys are the keys a step line may have besides its one op key.
-var stepKeys = map[string]bool{"t": true, "capture": true, "cases": true, "optional": true, "newline": true, "base64": true}
+var stepKeys = map[string]bool{"t": true, "capture": true, "cases": true, "optional": true, "newline": true, "base64": true, "recorded": true}
 
 func (l *loader) step(line jsonl.Line, obj map[string]any) (Step, bool) {
 	st := Step{Line: line.Number, Offset: line.Offset}
@@ -351,6 +351,13 @@ func (l *loader) step(line jsonl.Line, obj map[string]any) (Step, bool) {
 	}
 	if _, ok := obj["base64"]; ok && st.Op != OpOut && st.Op != OpErr {
 		return bad("/base64", `base64 belongs only to an "out" or "err" step`)
+	}
+	if r, ok := obj["recorded"]; ok {
+		s, isString := r.(string)
+		if !isString || st.Op != OpIn && st.Op != OpDelay {
+			return bad("/recorded", `recorded (the stdin line as the recorded client sent it, a string) belongs only to an "in" or a "delay_ms" step`)
+		}
+		st.Recorded = s
 	}
 	if st.Op != OpIn {
 		if _, ok := obj["optional"]; ok {

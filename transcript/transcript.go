@@ -127,6 +127,14 @@ type Step struct {
 	Cases []Case `json:"cases,omitempty"`
 	// Optional makes OpIn skip itself when stdin is at EOF.
 	Optional bool `json:"optional,omitempty"`
+	// Recorded is, on an OpIn step of a recording, the stdin line the
+	// recorded client sent, byte for byte ("recorded" in the file); on an
+	// OpDelay step with Cases, the line that ended the delay when it was
+	// recorded. It is informative: replay matches Match (or Text), which
+	// keeps only what any client must send (a JSON-RPC request's method,
+	// where the client picks the id); a validator reads both directions of
+	// the session from it.
+	Recorded string `json:"-"`
 
 	// DelayMS is the delay of OpDelay.
 	DelayMS int64 `json:"-"`
@@ -217,6 +225,9 @@ func (s Step) MarshalJSON() ([]byte, error) {
 		if s.Optional {
 			m["optional"] = true
 		}
+		if s.Recorded != "" {
+			m["recorded"] = s.Recorded
+		}
 	case OpStdinEOF, OpNextProcess:
 		m[string(s.Op)] = true
 	case OpDelay:
@@ -226,6 +237,9 @@ func (s Step) MarshalJSON() ([]byte, error) {
 		}
 		if len(s.Cases) > 0 {
 			m["cases"] = s.Cases
+		}
+		if s.Recorded != "" {
+			m["recorded"] = s.Recorded
 		}
 	case OpLabel:
 		m["label"] = s.Label

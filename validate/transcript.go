@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentconform/agentconform/acp"
 	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/schemas"
@@ -52,6 +53,9 @@ func streamV1(ctx context.Context, r io.Reader, name string, opts Options, repor
 			p.emit(finding.Finding{Rule: RuleTranscriptLine, File: name, Line: e.Line, Offset: e.Offset, Pointer: e.Pointer, Message: e.Msg})
 		}
 		return res, nil
+	}
+	if acp.IsTranscript(t) && opts.Dialect == "" {
+		return res, validateACPTranscript(t, res, p.emit)
 	}
 	if appserver.IsTranscript(t) {
 		return appServerV1(t, name, opts, p, res)

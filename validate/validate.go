@@ -8,6 +8,7 @@ package validate
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -143,6 +144,9 @@ func Stream(ctx context.Context, r io.Reader, name string, opts Options, report 
 	if sniffV1(br) {
 		return streamV1(ctx, br, name, opts, report)
 	}
+	if opts.Dialect == "" && sniffACPLog(br) {
+		return streamACPLog(ctx, br, name, opts, report)
+	}
 	rd := jsonl.NewReader(br, jsonl.Options{MaxLineBytes: opts.MaxLineBytes, Context: ctx})
 	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}
 	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}}
@@ -153,6 +157,126 @@ func Stream(ctx context.Context, r io.Reader, name string, opts Options, report 
 	st := rd.Stats()
 	res.Lines, res.Empty, res.Bytes = st.Lines, st.Empty, st.Bytes
 	return res, err
+}
+
+// Lines validates lines already in memory exactly as Stream validates
+// them joined with "\n" (the same line numbers, offsets, findings and
+// result), without copying them, as the conformance runner validates an
+// adapter's events: the lines must not change until Lines returns. A
+// line that holds a "\n", or a first line that opens a transcript, is
+// validated through Stream.
+func Lines(ctx context.Context, lines [][]byte, name string, opts Options, report Reporter) (*Result, error) {
+	joined := false
+	for _, l := range lines {
+		joined = joined || bytes.IndexByte(l, '\n') >= 0
+	}
+	if joined || len(lines) > 0 && len(lines[0]) < 64<<10 && isV1(lines[0]) {
+		return Stream(ctx, &joinedLines{lines: lines}, name, opts, report)
+	}
+	if report == nil {
+		report = func(finding.Finding, finding.Severity) {}
+	}
+	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	src := newMemLines(lines, opts.MaxLineBytes)
+	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}, owned: true}
+	peeked, readErr := p.peek(ctx, src)
+	p.setup(peeked)
+	err := p.run(ctx, src, peeked, readErr)
+	st := src.Stats()
+	res.Lines, res.Empty, res.Bytes = st.Lines, st.Empty, st.Bytes
+	return res, err
+}
+
+// lineSource is where the pipe's lines come from: a jsonl.Reader, or
+// lines in memory (memLines).
+type lineSource interface {
+	Next() (jsonl.Line, error)
+	Stats() jsonl.Stats
+}
+
+// memLines gives lines in memory as a jsonl.Reader cuts them out of the
+// same lines joined with "\n": a BOM on line 1 and a trailing "\r" taken
+// off, empty lines counted and skipped, lines over the limit reported
+// without their bytes.
+type memLines struct {
+	lines [][]byte
+	max   int64
+	n     int
+	off   int64
+	stats jsonl.Stats
+}
+
+func newMemLines(lines [][]byte, max int64) *memLines {
+	if max <= 0 {
+		max = jsonl.DefaultMaxLineBytes
+	}
+	return &memLines{lines: lines, max: max}
+}
+
+func (m *memLines) Stats() jsonl.Stats { return m.stats }
+
+func (m *memLines) Next() (jsonl.Line, error) {
+	for m.n < len(m.lines) {
+		raw := m.lines[m.n]
+		l := jsonl.Line{Number: m.n + 1, Offset: m.off, Limit: m.max}
+		m.n++
+		m.off += int64(len(raw)) + 1
+		m.stats.Bytes += int64(len(raw)) + 1
+		if l.Number == 1 && bytes.HasPrefix(raw, utf8BOM) {
+			raw = raw[len(utf8BOM):]
+			l.BOM = true
+		}
+		if len(raw) > 0 && raw[len(raw)-1] == '\r' {
+			raw = raw[:len(raw)-1]
+			l.CR = true
+		}
+		l.Len = int64(len(raw))
+		if len(raw) == 0 && !l.BOM {
+			m.stats.Empty++
+			continue
+		}
+		m.stats.Lines++
+		if l.Len > m.max {
+			l.TooLong = true
+			m.stats.TooLong++
+		} else {
+			l.Bytes = raw[:len(raw):len(raw)]
+		}
+		return l, nil
+	}
+	return jsonl.Line{}, io.EOF
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// joinedLines reads lines, each followed by "\n", without joining them
+// in a copy of their own.
+type joinedLines struct {
+	lines [][]byte
+	off   int // bytes of lines[0] read; len(lines[0]) means its "\n" is next
+}
+
+func (j *joinedLines) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && len(j.lines) > 0 {
+		l := j.lines[0]
+		if j.off < len(l) {
+			c := copy(p[n:], l[j.off:])
+			n += c
+			j.off += c
+			continue
+		}
+		p[n] = '\n'
+		n++
+		j.lines, j.off = j.lines[1:], 0
+	}
+	if n == 0 && len(j.lines) == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 // ctxReader stops reading once ctx is done, and then reports the
@@ -222,13 +346,14 @@ type pipe struct {
 	parseOpts    jsonl.ParseOptions
 	drift        map[string]*DriftEntry
 	stdinIsJSONL bool
-	events       int // events seen (decoded objects fed to the checks)
-	known        int // events of a type the schema knows
+	owned        bool // the lines are the caller's, not copies (Lines)
+	events       int  // events seen (decoded objects fed to the checks)
+	known        int  // events of a type the schema knows
 }
 
 // peek reads the first lines, so the dialect and version can be told before
 // the parallel work starts. The lines are kept (copied) and processed first.
-func (p *pipe) peek(ctx context.Context, rd *jsonl.Reader) ([]lineRec, error) {
+func (p *pipe) peek(ctx context.Context, rd lineSource) ([]lineRec, error) {
 	var recs []lineRec
 	total := 0
 	for len(recs) < peekLines && total < peekBytes {
@@ -243,7 +368,9 @@ func (p *pipe) peek(ctx context.Context, rd *jsonl.Reader) ([]lineRec, error) {
 			return recs, err
 		}
 		rec := lineRec{line: l, framing: jsonl.FramingFindings(l)}
-		rec.line.Bytes = append([]byte(nil), l.Bytes...)
+		if !p.owned {
+			rec.line.Bytes = append([]byte(nil), l.Bytes...)
+		}
 		total += len(l.Bytes)
 		recs = append(recs, rec)
 	}
@@ -374,7 +501,7 @@ func isTranscriptRecord(o map[string]any) bool {
 
 // run feeds the peeked lines and the rest of the input through the workers
 // and the ordered stage.
-func (p *pipe) run(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, readErr error) error {
+func (p *pipe) run(ctx context.Context, rd lineSource, peeked []lineRec, readErr error) error {
 	jobs := p.opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -447,7 +574,7 @@ func (p *pipe) run(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, read
 
 // read splits the input into batches whose lines are copied into one arena
 // each, so workers own what they decode.
-func (p *pipe) read(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, readErr error, work chan<- *batch, slots chan struct{}) error {
+func (p *pipe) read(ctx context.Context, rd lineSource, peeked []lineRec, readErr error, work chan<- *batch, slots chan struct{}) error {
 	seq := 0
 	cur := &batch{seq: seq}
 	var arena []byte
@@ -499,6 +626,9 @@ func (p *pipe) read(ctx context.Context, rd *jsonl.Reader, peeked []lineRec, rea
 }
 
 func (p *pipe) copyLine(l jsonl.Line, arena *[]byte) lineRec {
+	if p.owned {
+		return lineRec{line: l, framing: jsonl.FramingFindings(l)}
+	}
 	if cap(*arena)-len(*arena) < len(l.Bytes) {
 		*arena = make([]byte, 0, max(arenaChunk, len(l.Bytes)))
 	}
@@ -528,7 +658,18 @@ func (p *pipe) process(rec *lineRec, out *lineOut) {
 	}
 	obj, fs := rec.peekObj, rec.peekFind
 	if !rec.peekDone {
-		obj, fs = jsonl.Parse(l.Bytes, p.parseOpts)
+		opts := p.parseOpts
+		switch {
+		case p.owned:
+			// The caller's lines stay as they are (Lines): strings can
+			// stay in them.
+			opts.ShareMin = 1
+		case len(l.Bytes) > arenaChunk:
+			// The line has its copy to itself (copyLine): its long
+			// strings can stay in it rather than be copied once more.
+			opts.ShareMin = arenaChunk
+		}
+		obj, fs = jsonl.Parse(l.Bytes, opts)
 	}
 	jsonl.Locate(fs, p.name, l)
 	out.findings = append(out.findings, fs...)

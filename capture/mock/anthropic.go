@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // anthropicRequest is the part of a Messages API request the mock reads.
@@ -61,6 +62,15 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 	}
 	rec.Turn = n
 	t, fail := s.pick(n)
+	if t.Wait > 0 {
+		tm := time.NewTimer(t.Wait)
+		select {
+		case <-tm.C:
+		case <-r.Context().Done():
+			tm.Stop()
+			return
+		}
+	}
 	if fail != nil {
 		anthropicError(w, fail.Status, failureMessage(fail), fail.Times > 0)
 		return
@@ -82,7 +92,7 @@ func anthropicError(w http.ResponseWriter, status int, msg string, retry bool) {
 }
 
 type anthropicBlock struct {
-	kind  string // "text" or "tool_use"
+	kind  string // "thinking", "text" or "tool_use"
 	text  []string
 	id    string
 	name  string
@@ -91,6 +101,9 @@ type anthropicBlock struct {
 
 func (s *Server) anthropicBlocks(t Turn, offered []string) []anthropicBlock {
 	var blocks []anthropicBlock
+	if t.Reasoning != "" {
+		blocks = append(blocks, anthropicBlock{kind: "thinking", text: splitHalf(t.Reasoning)})
+	}
 	if len(t.Text) > 0 {
 		blocks = append(blocks, anthropicBlock{kind: "text", text: t.Text})
 	}
@@ -100,6 +113,9 @@ func (s *Server) anthropicBlocks(t Turn, offered []string) []anthropicBlock {
 		}
 		name, args := toolArgs(Anthropic, c, offered)
 		blocks = append(blocks, anthropicBlock{kind: "tool_use", id: fmt.Sprintf("toolu_mock_%03d", s.nextID()), name: name, input: args})
+	}
+	if len(t.After) > 0 {
+		blocks = append(blocks, anthropicBlock{kind: "text", text: t.After})
 	}
 	return blocks
 }
@@ -121,9 +137,12 @@ func (s *Server) anthropicAnswer(w http.ResponseWriter, r *http.Request, stream 
 	if !stream {
 		content := []any{}
 		for _, b := range blocks {
-			if b.kind == "text" {
+			switch b.kind {
+			case "thinking":
+				content = append(content, o("type", "thinking", "thinking", strings.Join(b.text, ""), "signature", mockSignature))
+			case "text":
 				content = append(content, o("type", "text", "text", strings.Join(b.text, "")))
-			} else {
+			default:
 				content = append(content, o("type", "tool_use", "id", b.id, "name", b.name, "input", b.input))
 			}
 		}
@@ -136,7 +155,16 @@ func (s *Server) anthropicAnswer(w http.ResponseWriter, r *http.Request, stream 
 		"id", id, "type", "message", "role", "assistant", "model", model, "content", []any{},
 		"stop_reason", nil, "stop_sequence", nil, "usage", usageObj(1))))
 	for i, b := range blocks {
-		if b.kind == "text" {
+		if b.kind == "thinking" {
+			e.event("content_block_start", o("type", "content_block_start", "index", i, "content_block", o("type", "thinking", "thinking", "", "signature", "")))
+			if i == 0 {
+				e.event("ping", o("type", "ping"))
+			}
+			for _, chunk := range b.text {
+				e.event("content_block_delta", o("type", "content_block_delta", "index", i, "delta", o("type", "thinking_delta", "thinking", chunk)))
+			}
+			e.event("content_block_delta", o("type", "content_block_delta", "index", i, "delta", o("type", "signature_delta", "signature", mockSignature)))
+		} else if b.kind == "text" {
 			e.event("content_block_start", o("type", "content_block_start", "index", i, "content_block", o("type", "text", "text", "")))
 			if i == 0 {
 				e.event("ping", o("type", "ping"))
@@ -157,6 +185,11 @@ func (s *Server) anthropicAnswer(w http.ResponseWriter, r *http.Request, stream 
 		"usage", o("output_tokens", u.Output)))
 	e.event("message_stop", o("type", "message_stop"))
 }
+
+// mockSignature is the signature of the mock's thinking blocks (the API's
+// is an opaque base64 string it checks when the block comes back; the
+// mock checks nothing).
+const mockSignature = "bW9jay1zaWduYXR1cmU="
 
 // splitHalf cuts s in two (at a rune boundary), as streamed JSON arrives
 // in pieces.

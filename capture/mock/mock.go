@@ -114,17 +114,25 @@ type Usage struct {
 // Turn is one scripted model response.
 type Turn struct {
 	// Reasoning is a reasoning summary streamed first (Responses API
-	// reasoning item; Gemini thought part); Claude gets none, since
-	// thinking blocks need a signature.
+	// reasoning item; Gemini thought part; Anthropic a thinking block with
+	// a mock signature, which nothing on loopback verifies).
 	Reasoning string
 	// Text is streamed chunk by chunk, before the calls.
 	Text []string
 	// Calls are the tool calls, in order, all in this one response
 	// (parallel calls when there are several).
 	Calls []Call
+	// After is a second text block streamed after the calls (Anthropic
+	// only: one response with text, tool_use and text blocks, or two text
+	// blocks when there are no calls).
+	After []string
 	// ChunkDelay is the pause before each streamed event after the first
 	// (slow streaming).
 	ChunkDelay time.Duration
+	// Wait is how long the mock holds the request before it answers at
+	// all (Anthropic only: a model slow to respond); it stops waiting
+	// when the client goes away.
+	Wait time.Duration
 	// Fail answers with an HTTP error instead.
 	Fail *Failure
 	// Usage is reported; zero values get defaults.

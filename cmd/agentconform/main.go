@@ -123,6 +123,7 @@ func commands() []command {
 		{"capture", "run the real CLIs against a built-in mock model API and write redacted transcripts", runCapture},
 		{"drift", "capture the installed CLIs and compare with the previous version's fixtures; exit 1 on drift", runDrift},
 		{"adapter", "run the reference adapter: the harness protocol on stdio, unified or shim events out", runAdapter},
+		{"acp-editor", "play the editor (the ACP client) for an ACP agent, behind the harness protocol (run --profile acp)", runACPEditor},
 		{"fuzz", "fuzz an adapter (or the reference adapters) with mutated fixtures; replay saved crashers", runFuzz},
 	}
 }

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -44,11 +47,14 @@ Flags:
 `
 
 func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(conformance.MemoryLimit)
+	}
 	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var (
 		adapter        = fl.String("adapter", "", "shell command that starts the adapter under test (default: the reference adapters)")
-		profile        = fl.String("profile", "", "the profile the adapter's output must be judged by (unified, shim or native); must match its hello")
+		profile        = fl.String("profile", "", "the profile the adapter's output must be judged by (unified, shim or native); must match its hello. acp: --adapter starts an Agent Client Protocol agent, which agentconform drives as an editor (no driver needed)")
 		cases          = fl.StringArray("case", nil, "run only these cases (repeatable): a case ID selects that case; a glob ('codex/*', 'codex/single-tool*') the cases it matches and their variants; 'codex/single-tool/' every case under it")
 		list           = fl.Bool("list", false, "print the check catalogue and the cases, then exit")
 		strict         = fl.Bool("strict", false, "make NON-STRICT (SHOULD) failures fail the run")
@@ -100,9 +106,17 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return runUsageError(stderr, err)
 	}
 	var adapters []conformance.Adapter
-	if *adapter != "" {
+	switch {
+	case *profile == "acp" && *adapter == "":
+		return runUsageError(stderr, fmt.Errorf("--profile acp needs --adapter, the command that starts the ACP agent"))
+	case *profile == "acp":
+		if cli := fakeCLIOf(*adapter); cli != "" {
+			return runUsageError(stderr, fmt.Errorf("--profile acp --adapter %q: with the fakes first on PATH, %s is agentconform's fake %s, not an agent under test (the fake answers --acp for ACP clients; judge an agent that wraps the CLI)", *adapter, cli, cli))
+		}
+		adapters = append(adapters, acpAdapter(self, *adapter))
+	case *adapter != "":
 		adapters = append(adapters, conformance.ShellAdapter(*adapter))
-	} else {
+	default:
 		adapters = referenceAdapters(self, *stallAfter)
 	}
 	switch *interrupt {
@@ -164,27 +178,51 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "agentconform run: keeping every case's directory in %s\n", dir)
 	}
 
-	var all []*conformance.Results
-	interrupted := false
-	for _, a := range adapters {
+	// The adapters run at once, their cases through one pool, so that the
+	// cases that wait on purpose wait side by side; what each run reports
+	// is shown and streamed in adapter order (a later adapter's cases once
+	// the earlier ones are done), as when they ran one after the other.
+	runs := make([]*adapterRun, len(adapters))
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	pool := conformance.NewPool(*jobs)
+	for k, a := range adapters {
 		c := cfg
 		c.Adapter = a
+		c.Pool = pool
+		r := &adapterRun{done: make(chan struct{}), meta: conformance.Meta{Tool: "agentconform", Version: conformance.Version, Adapter: a.Name, Seed: c.Seed, Strict: c.Strict, Started: time.Now(), CLIVersionPins: pins}}
+		if c.ShardOf > 1 {
+			r.meta.Shard = fmt.Sprintf("%d/%d", c.Shard+1, c.ShardOf)
+		}
+		c.Progress = r.progress
+		runs[k] = r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(r.done)
+			r.res, r.err = conformance.Run(runCtx, c)
+		}()
+	}
+	var all []*conformance.Results
+	interrupted := false
+	for k, a := range adapters {
+		r := runs[k]
 		progress.Start(a.Name)
 		if stream != nil {
-			m := conformance.Meta{Tool: "agentconform", Version: conformance.Version, Adapter: a.Name, Seed: c.Seed, Strict: c.Strict, Started: time.Now(),
-				CLIVersionPins: pins}
-			if c.ShardOf > 1 {
-				m.Shard = fmt.Sprintf("%d/%d", c.Shard+1, c.ShardOf)
-			}
-			stream.Start(m)
+			stream.Start(r.meta)
 		}
-		c.Progress = func(cr *conformance.CaseResult) {
+		r.show(func(cr *conformance.CaseResult) {
 			progress.Case(cr)
 			if stream != nil {
 				stream.Case(cr)
 			}
-		}
-		res, err := conformance.Run(ctx, c)
+		})
+		<-r.done
+		res, err := r.res, r.err
 		progress.Clear()
 		if err != nil && (res == nil || ctx.Err() == nil) {
 			fmt.Fprintf(stderr, "agentconform run: %s: %v\n", a.Name, err)
@@ -195,12 +233,12 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		if res.Meta.Incomplete {
 			// Interrupted: write every report with what finished, marked
-			// incomplete, and run no further adapter.
+			// incomplete, and report no further adapter.
 			all = append(all, res)
 			interrupted = true
 			break
 		}
-		if *profile != "" && res.Meta.Hello != nil && res.Meta.Hello.Profile != *profile {
+		if *profile != "" && *profile != "acp" && res.Meta.Hello != nil && res.Meta.Hello.Profile != *profile {
 			fmt.Fprintf(stderr, "agentconform run: the adapter declares profile %q, not %q\n", res.Meta.Hello.Profile, *profile)
 			return exitUsage
 		}
@@ -254,22 +292,59 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return exitOK
 }
 
+// adapterRun is one adapter's run going on at once with the others': the
+// cases it finished before it is shown are held back, then shown as the
+// rest finish.
+type adapterRun struct {
+	meta conformance.Meta
+	done chan struct{}
+	res  *conformance.Results
+	err  error
+
+	mu   sync.Mutex
+	held []*conformance.CaseResult
+	out  func(*conformance.CaseResult) // nil while held back
+}
+
+// progress is the run's Config.Progress.
+func (r *adapterRun) progress(cr *conformance.CaseResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.out == nil {
+		r.held = append(r.held, cr)
+		return
+	}
+	r.out(cr)
+}
+
+// show shows the cases held back, and from now on each as it finishes.
+func (r *adapterRun) show(f func(*conformance.CaseResult)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, cr := range r.held {
+		f(cr)
+	}
+	r.held, r.out = nil, f
+}
+
 // referenceAdapters are the adapters agentconform run judges without
 // --adapter: the reference adapter, unified and shim; the lean
 // agentconform-adapter when it sits next to this executable (it starts in
-// a tenth of the time, on every case), else this executable's.
+// a tenth of the time, on every case), else this executable's. They are
+// started directly, not through a shell (one process fewer per case), with a
+// watchdog of stallAfter (run --stall-after).
 func referenceAdapters(self string, stallAfter time.Duration) []conformance.Adapter {
-	start := shellQuote(self) + " adapter"
+	prog, args := self, []string{"adapter"}
 	lean := filepath.Join(filepath.Dir(self), "agentconform-adapter")
 	if st, err := os.Stat(lean); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-		start = shellQuote(lean)
+		prog, args = lean, nil
 	}
 	var adapters []conformance.Adapter
 	for _, p := range []string{"unified", "shim"} {
-		a := conformance.ShellAdapter(start + " --profile " + p + " --stall-timeout " + stallAfter.String())
-		a.Name = "reference/" + p
-		a.Reproduce = ""
-		adapters = append(adapters, a)
+		argv := append(append([]string(nil), args...), "--profile", p, "--stall-timeout", stallAfter.String())
+		adapters = append(adapters, conformance.Adapter{Name: "reference/" + p, Command: func(ctx context.Context) *exec.Cmd {
+			return exec.CommandContext(ctx, prog, argv...)
+		}})
 	}
 	return adapters
 }

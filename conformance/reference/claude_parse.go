@@ -187,7 +187,7 @@ func blocks(m *claudeMessage) ([]claudeBlock, error) {
 	// Decoded whole when it can be (one pass instead of three); block by
 	// block when a block is broken, to keep the others.
 	var all []claudeBlock
-	if json.Unmarshal(m.Content, &all) == nil {
+	if unmarshalShared(m.Content, &all) == nil { // Content is the parser's own copy
 		return all, nil
 	}
 	var raws []json.RawMessage

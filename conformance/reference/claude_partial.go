@@ -1,6 +1,6 @@
 package reference
 
-import "strings"
+import "hash/maphash"
 
 // claudeDeltas reconciles the two forms in which Claude delivers a text
 // block under --include-partial-messages: stream_event text (or thinking)
@@ -14,12 +14,43 @@ type claudeDeltas struct {
 	pending []*streamedText       // streamed blocks not yet matched by an assistant message
 }
 
-// streamedText is one block's deltas so far.
+// streamedText is one block's deltas so far: their length and hash, which
+// is all complete compares (a block streamed in 4 KiB deltas may be 64 MiB
+// long: its text is not kept a second time). The hash is seeded afresh in
+// every process, so that no text can be made to collide with another.
 type streamedText struct {
 	msgID   string
 	kind    textKind
-	text    strings.Builder
+	n       int
+	sum     maphash.Hash
 	matched bool
+}
+
+// write adds a delta's text.
+func (b *streamedText) write(text string) {
+	if b.n == 0 {
+		b.sum.SetSeed(deltaSeed)
+	}
+	b.sum.WriteString(text)
+	b.n += len(text)
+}
+
+// deltaSeed seeds the hashes of streamed text.
+var deltaSeed = maphash.MakeSeed()
+
+// prefixOf reports whether the streamed text is a prefix of text (or all
+// of it).
+func (b *streamedText) prefixOf(text string) bool {
+	if b.n > len(text) {
+		return false
+	}
+	if b.n == 0 {
+		return true
+	}
+	var h maphash.Hash
+	h.SetSeed(deltaSeed)
+	h.WriteString(text[:b.n])
+	return h.Sum64() == b.sum.Sum64()
 }
 
 func (d *claudeDeltas) reset() {
@@ -53,7 +84,7 @@ func (d *claudeDeltas) delta(index int, kind textKind, text string) []fact {
 	if text == "" {
 		return nil
 	}
-	b.text.WriteString(text)
+	b.write(text)
 	return []fact{factText{kind: kind, text: text, partial: true}}
 }
 
@@ -61,14 +92,11 @@ func (d *claudeDeltas) delta(index int, kind textKind, text string) []fact {
 // deltas already delivered it, the rest if they delivered a prefix, and the
 // whole block otherwise (no deltas, or deltas that disagree with it).
 func (d *claudeDeltas) complete(msgID string, kind textKind, text string) []fact {
-	if b := d.match(msgID, kind); b != nil {
-		streamed := b.text.String()
-		switch {
-		case streamed == text:
+	if b := d.match(msgID, kind); b != nil && b.prefixOf(text) {
+		if b.n == len(text) {
 			return nil
-		case strings.HasPrefix(text, streamed):
-			return []fact{factText{kind: kind, text: text[len(streamed):]}}
 		}
+		return []fact{factText{kind: kind, text: text[b.n:]}}
 	}
 	if text == "" {
 		return nil

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/fakecli"
 )
@@ -224,7 +226,18 @@ func TestPermission(t *testing.T) {
 			if !run.results[0].OK {
 				t.Fatalf("turn: %+v", run.results[0])
 			}
-			sameEvents(t, oracle(t, "claude/permission-"+string(perm), string(perm), cfg), run.events)
+			want := lines(t, oracle(t, "claude/permission-"+string(perm), string(perm), cfg))
+			if perm == PermissionDeny {
+				// A deny's tool_result carries the client's own message
+				// (docs/protocols/claude.md#permission-answers), not the
+				// one the capture's client sent.
+				for i := range want {
+					want[i] = strings.ReplaceAll(want[i], "denied by agentconform capture", denyMessage)
+				}
+			}
+			if diff := cmp.Diff(want, lines(t, run.events)); diff != "" {
+				t.Errorf("events differ from the oracle (-want +got):\n%s", diff)
+			}
 			var answers []map[string]any
 			for _, m := range stdinObjects(t, observations(t, fakes)) {
 				if m["type"] == "control_response" {

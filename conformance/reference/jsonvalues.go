@@ -2,6 +2,7 @@ package reference
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/jsonvalid"
 )
@@ -157,6 +159,10 @@ func jsonStringValue(raw []byte) (string, bool) {
 // every byte of invalid UTF-8 replaced by U+FFFD.
 func unquote(tok []byte) (string, bool) {
 	body := tok[1 : len(tok)-1]
+	if len(body) >= 4<<10 && bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) && !hasControl(body) {
+		// A long plain string (a tool result of many KiB) is itself.
+		return string(body), true
+	}
 	i := 0
 	for i < len(body) {
 		c := body[i]
@@ -164,7 +170,7 @@ func unquote(tok []byte) (string, bool) {
 			break
 		}
 		if c < utf8.RuneSelf {
-			i++
+			i = plainASCII(body, i+1)
 			continue
 		}
 		r, size := utf8.DecodeRune(body[i:])
@@ -228,15 +234,57 @@ func unquote(tok []byte) (string, bool) {
 		case c == '"' || c < ' ':
 			return "", false
 		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
+			// A run of plain ASCII, appended a MiB at most at a time (a
+			// long copy cannot be preempted, and the collector waits).
+			j := plainASCII(body[:min(len(body), i+1<<20)], i+1)
+			b = append(b, body[i:j]...)
+			i = j
 		default:
 			r, size := utf8.DecodeRune(body[i:])
 			i += size
 			b = utf8.AppendRune(b, r)
 		}
 	}
-	return string(b), true
+	return unsafe.String(unsafe.SliceData(b), len(b)), true // b is this call's own
+}
+
+// plainASCII returns the index of the first byte at or after i that is
+// not plain ASCII (a quote, a backslash, a control byte, or 0x80 and up),
+// or len(b); eight bytes at a time.
+func plainASCII(b []byte, i int) int {
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if w&0x8080808080808080 != 0 || jsonvalidSpecial(w) {
+			break
+		}
+		i += 8
+	}
+	for i < len(b) {
+		if c := b[i]; c < ' ' || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// jsonvalidSpecial reports whether any byte of w is a quote, a backslash
+// or below 0x20 (for bytes below 0x80).
+func jsonvalidSpecial(w uint64) bool {
+	const ones = 0x0101010101010101
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&0x8080808080808080 != 0
+}
+
+// hasControl reports whether b holds a byte below 0x20 or a quote.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' || c == '"' {
+			return true
+		}
+	}
+	return false
 }
 
 // hex4 reads the \uXXXX escape at the start of s, or returns -1.
@@ -283,7 +331,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // decodeAs decodes a line into the struct of its type, naming the type in
 // the error.
 func decodeAs(raw []byte, v any, what string) error {
-	if err := json.Unmarshal(raw, v); err != nil {
+	if err := unmarshal(raw, v); err != nil {
 		return fmt.Errorf("%s: undecodable line: %w", what, err)
 	}
 	return nil

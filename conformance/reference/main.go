@@ -61,6 +61,12 @@ func Main(ctx context.Context, name string, args []string, stdin io.Reader, stdo
 	if err != nil {
 		return usage(err)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A 64 MiB line is held a few times over while it is decoded and
+		// handed on; without a limit the collector lets the heap grow to
+		// twice that.
+		debug.SetMemoryLimit(memoryLimit)
+	}
 
 	// SIGINT is an interrupt here, not the end: run on a context of our
 	// own that only SIGTERM ends.
@@ -94,6 +100,10 @@ func Main(ctx context.Context, name string, args []string, stdin io.Reader, stdo
 	}
 	return 0
 }
+
+// memoryLimit is the adapter's soft memory limit (unless GOMEMLIMIT
+// sets one).
+const memoryLimit = 256 << 20
 
 // buildVersion is the module version the binary was built from, for the
 // hello record ("devel" for a build from a work tree).

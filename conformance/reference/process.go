@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -137,16 +136,18 @@ func (p *proc) readStdout(r *os.File) {
 			// full pipe while it is being stopped.
 		}
 	}
-	var sp LineSplitter
+	// The lines are the receiver's (Keep): a 64 MiB line gathered across
+	// reads is handed over in the splitter's buffer, not copied again.
+	sp := LineSplitter{Keep: true}
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			p.touch()
-			sp.Feed(buf[:n], func(l []byte) { send(outLine{data: bytes.Clone(l)}) })
+			sp.Feed(buf[:n], func(l []byte) { send(outLine{data: l}) })
 		}
 		if err != nil {
-			sp.Flush(func(l []byte, partial bool) { send(outLine{data: bytes.Clone(l), partial: partial}) })
+			sp.Flush(func(l []byte, partial bool) { send(outLine{data: l, partial: partial}) })
 			return
 		}
 	}

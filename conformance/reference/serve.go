@@ -94,10 +94,19 @@ func (w *lineWriter) line(b []byte) {
 	if w.err != nil {
 		return
 	}
-	if _, err := w.w.Write(append(b, '\n')); err != nil {
+	var err error
+	if cap(b) > len(b) || len(b) < 64<<10 {
+		_, err = w.w.Write(append(b, '\n'))
+	} else if _, err = w.w.Write(b); err == nil {
+		// A long line without room for its newline: not copied for it.
+		_, err = w.w.Write(newline)
+	}
+	if err != nil {
 		w.err = fmt.Errorf("writing to the runner: %w", err)
 	}
 }
+
+var newline = []byte{'\n'}
 
 func (w *lineWriter) event(ev json.Marshaler) {
 	b, err := ev.MarshalJSON()

@@ -322,7 +322,7 @@ func TestSendAfterFailedTurn(t *testing.T) {
 		}
 		results = append(results, res)
 	}
-	if !results[0].OK || results[1].OK || results[1].SessionEnded || !strings.Contains(results[1].Error, "400 Bad Request") || !results[2].OK {
+	if !results[0].OK || results[1].OK || results[1].SessionEnded || !strings.Contains(results[1].Error, "invalid request (agentconform mock)") || !results[2].OK {
 		t.Fatalf("turns: %+v", results)
 	}
 	if err := s.Close(t.Context()); err != nil {

@@ -12,7 +12,14 @@ import "bytes"
 // and blank lines are skipped. The zero value is ready to use; the fuzz
 // targets use it too, so that they cut lines exactly as the adapters do.
 type LineSplitter struct {
-	buf []byte // the current line so far
+	// Keep hands the lines over to emit for good: a line that lies whole
+	// in the chunk is copied out of it, and one gathered across chunks is
+	// emitted in the splitter's own buffer, which it then gives up, so
+	// that a 64 MiB line is not copied once more to be kept.
+	Keep bool
+
+	buf  []byte   // the current line so far (its first gatherMax bytes)
+	more [][]byte // the rest of a longer one, in chunks
 
 	// Scan state of buf, for a line that starts with '{'.
 	json     bool // the line's first non-space byte is '{'
@@ -23,7 +30,7 @@ type LineSplitter struct {
 }
 
 // Feed takes the next chunk of stdout and emits every line it completes.
-// A line is valid only during its emit call.
+// A line is valid only during its emit call (unless Keep).
 func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
 	for len(chunk) > 0 {
 		i := bytes.IndexByte(chunk, '\n')
@@ -39,7 +46,7 @@ func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
 			continue
 		}
 		if i < 0 {
-			s.buf = append(s.buf, part...)
+			s.gather(part)
 			return
 		}
 		s.emitLine(part, emit)
@@ -50,8 +57,10 @@ func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
 // Flush emits what is left at EOF; partial reports that it is a line the
 // CLI never finished.
 func (s *LineSplitter) Flush(emit func(line []byte, partial bool)) {
-	if len(bytes.TrimSpace(s.buf)) > 0 {
-		emit(bytes.TrimRight(s.buf, "\r"), true)
+	line := s.gathered(nil)
+	if len(bytes.TrimSpace(line)) > 0 {
+		emit(bytes.TrimRight(line, "\r"), true)
+		s.handOver(line)
 	}
 	s.reset()
 }
@@ -59,19 +68,70 @@ func (s *LineSplitter) Flush(emit func(line []byte, partial bool)) {
 // emitLine emits the line that ends with rest (buf holds its start).
 func (s *LineSplitter) emitLine(rest []byte, emit func(line []byte)) {
 	line := rest
-	if len(s.buf) > 0 {
-		s.buf = append(s.buf, rest...)
-		line = s.buf
+	gathered := len(s.buf) > 0 || len(s.more) > 0
+	if gathered {
+		line = s.gathered(rest)
 	}
 	line = bytes.TrimRight(line, "\r")
 	if len(bytes.TrimSpace(line)) > 0 {
+		if s.Keep && !gathered {
+			line = bytes.Clone(line)
+		}
 		emit(line)
+		if gathered {
+			s.handOver(line)
+		}
 	}
 	s.reset()
 }
 
+// gatherMax is how much of a line buf holds; the rest goes into chunks of
+// gatherChunk bytes, joined once at the line's end: a 64 MiB line is
+// neither copied over and over as a buffer grows nor held in one twice
+// its size.
+const (
+	gatherMax   = 1 << 20
+	gatherChunk = 1 << 20
+)
+
+// gather appends part to the current line.
+func (s *LineSplitter) gather(part []byte) {
+	if len(s.more) == 0 {
+		k := min(len(part), max(gatherMax-len(s.buf), 0))
+		s.buf = append(s.buf, part[:k]...)
+		part = part[k:]
+	}
+	for len(part) > 0 {
+		if n := len(s.more); n == 0 || len(s.more[n-1]) == cap(s.more[n-1]) {
+			s.more = append(s.more, make([]byte, 0, gatherChunk))
+		}
+		last := &s.more[len(s.more)-1]
+		k := min(len(part), cap(*last)-len(*last))
+		*last = append(*last, part[:k]...)
+		part = part[k:]
+	}
+}
+
+// gathered returns the current line with rest appended: in buf when it
+// fits, else joined from buf and the chunks in a new buffer of its size.
+func (s *LineSplitter) gathered(rest []byte) []byte {
+	s.gather(rest)
+	if len(s.more) == 0 {
+		return s.buf
+	}
+	return bytes.Join(append([][]byte{s.buf}, s.more...), nil)
+}
+
+// handOver gives up what holds an emitted line under Keep.
+func (s *LineSplitter) handOver(line []byte) {
+	if s.Keep && len(line) > 0 && len(s.buf) > 0 && &line[0] == &s.buf[0] {
+		s.buf = nil // the line is emit's now
+	}
+}
+
 func (s *LineSplitter) reset() {
 	s.buf = s.buf[:0]
+	s.more = nil
 	s.json, s.decided, s.depth, s.inString, s.escaped = false, false, 0, false, false
 }
 

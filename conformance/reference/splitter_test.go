@@ -83,3 +83,42 @@ func FuzzLineSplitter(f *testing.F) {
 		}
 	})
 }
+
+// TestLineSplitterKeep feeds lines longer than the splitter's buffer and
+// its chunks, in reads of many sizes into one reused buffer, with and
+// without Keep: the lines are the same, and under Keep each stays intact
+// after the buffer is read into again.
+func TestLineSplitterKeep(t *testing.T) {
+	long := `{"text":"` + strings.Repeat("0123456789", 3*gatherMax/10) + `"}`
+	input := "{\"a\":1}\n" + long + "\r\n{\"b\":2}{\"c\":3}\n" + long[:gatherMax+5] + "\n" + long[:len(long)/2]
+	want := split(input, 1<<16)
+	for _, n := range []int{1000, 4096, 1 << 16, gatherChunk + 3, 3 * gatherMax} {
+		s := LineSplitter{Keep: true}
+		buf := make([]byte, n)
+		var kept [][]byte
+		var partial []bool
+		for in := input; len(in) > 0; {
+			k := copy(buf, in)
+			in = in[k:]
+			s.Feed(buf[:k], func(l []byte) { kept = append(kept, l); partial = append(partial, false) })
+			clear(buf)
+		}
+		s.Flush(func(l []byte, p bool) { kept = append(kept, l); partial = append(partial, p) })
+		var got []string
+		for i, l := range kept {
+			if partial[i] {
+				got = append(got, "PARTIAL:"+string(l))
+			} else {
+				got = append(got, string(l))
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("reads of %d: %d lines, want %d", n, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("reads of %d: line %d is %.60q... (%d bytes), want %.60q... (%d bytes)", n, i, got[i], len(got[i]), want[i], len(want[i]))
+			}
+		}
+	}
+}

@@ -324,7 +324,7 @@ func (c *core[E]) EndTurn(end TurnEnd) ([]E, TurnResult) {
 	}
 	var out []E
 	if len(c.open) > 0 {
-		why := "the turn ended before the tool completed"
+		why := ErrToolLeftOpen
 		switch oc {
 		case outcomeCancelled:
 			why = "interrupted"
@@ -431,10 +431,22 @@ func (c *core[E]) endSession(reason unified.Reason, msg string) []E {
 		c.started = true
 		out = c.r.render(factSession{id: c.p.sessionID()})
 	}
-	out = append(out, c.closeOpen("the session ended before the tool completed")...)
+	out = append(out, c.closeOpen(ErrToolLeftOpenAtSessionEnd)...)
 	c.ended = true
 	return append(out, c.r.render(factSessionEnd{reason: reason, errText: msg, total: c.total})...)
 }
+
+// ErrToolLeftOpen and ErrToolLeftOpenAtSessionEnd are the errors of the
+// toolCompleted the translation synthesizes for a tool the CLI started and
+// never completed, in a turn (or session) that ended without being
+// interrupted or timing out. The CLI itself reported no failure: Codex
+// leaves a command it runs in the background open when its turn completes.
+// The lossless checks tell such a synthesized failure apart from one the
+// CLI reported.
+const (
+	ErrToolLeftOpen             = "the turn ended before the tool completed"
+	ErrToolLeftOpenAtSessionEnd = "the session ended before the tool completed"
+)
 
 // closeOpen completes every open tool as failed, with why as the error.
 func (c *core[E]) closeOpen(why string) []E {

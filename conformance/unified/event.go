@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -389,10 +390,12 @@ func MarshalTagged(v any, kv ...string) ([]byte, error) {
 	if len(b) <= 2 {
 		return append(head, '}'), nil
 	}
-	if len(head) > 1 {
-		head = append(head, ',')
+	if len(head) == 1 {
+		return ValidUTF8(b), nil
 	}
-	return ValidUTF8(append(head, b[1:]...)), nil
+	// The tags go in after the '{', in place: an event may carry 64 MiB.
+	head = append(head, ',')
+	return ValidUTF8(slices.Insert(b, 1, head[1:]...)), nil
 }
 
 // ValidUTF8 returns the JSON text b with every byte of invalid UTF-8

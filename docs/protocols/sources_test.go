@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentconform/agentconform/acp"
 	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/docs/protocols"
@@ -44,6 +45,7 @@ func allRules() []finding.Rule {
 		}
 	}
 	ptrs = append(ptrs, sequence.AllRules...)
+	ptrs = append(ptrs, acp.Rules...)
 	ptrs = append(ptrs, appserver.Rules()...)
 	ptrs = append(ptrs, appserver.RuleTranscriptPaths)
 	for _, r := range ptrs {

@@ -13,12 +13,13 @@ import (
 // "{{"), so one byte of padding is one byte of line.
 const ladderPad = " agentconform ladder padding: lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."
 
-// padding returns n bytes of ladderPad, repeated.
-func padding(n int) string {
-	if n <= 0 {
-		return ""
+// writePadding writes n bytes of ladderPad, repeated.
+func writePadding(b *strings.Builder, n int) {
+	for n > 0 {
+		k := min(n, len(ladderPad))
+		b.WriteString(ladderPad[:k])
+		n -= k
 	}
-	return strings.Repeat(ladderPad, n/len(ladderPad)+1)[:n]
 }
 
 // textTarget is one string a ladder may grow: a text-bearing field of an
@@ -96,11 +97,17 @@ func stepsLadder(c *stepCtx, steps []transcript.Step) []transcript.Step {
 			where(steps, t.step), size, other, pointer(t.node.path)), "nth", strconv.Itoa(k+1))
 		return steps
 	}
-	grown := padding(need)
+	// The line is built in place, once: a 64 MiB line costs one copy.
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(text[:t.node.start+1])
 	if need >= len(content) {
-		grown = content + padding(need-len(content))
+		b.WriteString(content)
+		need -= len(content)
 	}
-	steps[t.step].Text = text[:t.node.start+1] + grown + text[t.node.end-1:]
+	writePadding(&b, need)
+	b.WriteString(text[t.node.end-1:])
+	steps[t.step].Text = b.String()
 	note := ""
 	if strings.Contains(text, "{{") {
 		note = " (the line holds {{name}} templates, which replay fills)"

@@ -145,6 +145,27 @@ const (
 	// itself, carrying no partial line over (an AI SDK provider's data
 	// handler): a line that spans two reads is lost.
 	ChunkLines Bug = "chunk-lines"
+	// AllowNoInput answers can_use_tool allow as {"behavior":"allow"},
+	// without updatedInput: Claude Code 2.1.329 and later run the tool
+	// with its own input, 2.1.197 refuses the answer (a ZodError) and
+	// denies the tool.
+	AllowNoInput Bug = "allow-no-input"
+	// ResultTextOnly shows Claude's result.result as the turn's answer
+	// and no assistant text block: result.result holds the last text
+	// block alone, so every earlier text of the turn is lost.
+	ResultTextOnly Bug = "result-text-only"
+	// ThinkingAsText shows Claude's thinking blocks as answer text.
+	ThinkingAsText Bug = "thinking-as-text"
+	// FirstBlockPerMessage takes the first assistant line of each
+	// message id and drops the others: Claude writes one line per content
+	// block, all with the response's message id, so the text after a
+	// thinking block, and the tool_use after a text, are lost.
+	FirstBlockPerMessage Bug = "first-block-per-message"
+	// DenyNoMessage answers can_use_tool deny as {"behavior":"deny"},
+	// without a message: the CLI refuses the answer (the tool is denied
+	// all the same, the model told "The canUseTool callback returned an
+	// invalid permission result" instead of why).
+	DenyNoMessage Bug = "deny-no-message"
 	// ResultPrefix takes a Claude line for the turn's result only when it
 	// begins with {"type":"result" (as Claude Code 2.1.197 wrote it; from
 	// 2.1.329 on a result begins {"duration_api_ms":...): a version-fragile
@@ -181,6 +202,7 @@ var serveModes = []Bug{ReferenceUnified, ReferenceShim, ReferencePatient, Ignore
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix,
 	NoRestart, RestartNewSession,
+	AllowNoInput, DenyNoMessage, ResultTextOnly, ThinkingAsText, FirstBlockPerMessage,
 	NoWatchdog, WatchdogNoStop, PidOnly, WaitEOF}
 
 // Modes lists every mode Main runs.

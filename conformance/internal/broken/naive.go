@@ -63,7 +63,8 @@ type naive struct {
 	claude  *cliProc // the Claude process of the session
 	dead    error    // why the Claude process is gone, once it is
 	reqN    int
-	pending []func() // AnswerAfterCancel's answers not sent yet
+	pending []func()        // AnswerAfterCancel's answers not sent yet
+	seenMsg map[string]bool // FirstBlockPerMessage: the message ids read
 }
 
 // naiveTurn is a running turn.
@@ -340,8 +341,22 @@ func (n *naive) feed(l outLine) error {
 	if n.bug == StrictTypes && n.agent == reference.Codex {
 		strict = strictCheck(l.data)
 	}
-	evs, err := n.tr.Line(l.data)
-	n.emit(evs)
+	var err error
+	switch {
+	case n.agent == reference.Claude && (n.bug == ResultTextOnly || n.bug == ThinkingAsText || n.bug == FirstBlockPerMessage):
+		if n.seenMsg == nil {
+			n.seenMsg = map[string]bool{}
+		}
+		for _, line := range claudeQuirkLines(n.bug, l.data, n.seenMsg) {
+			var evs []unified.Event
+			evs, err = n.tr.Line(line)
+			n.emit(evs)
+		}
+	default:
+		var evs []unified.Event
+		evs, err = n.tr.Line(l.data)
+		n.emit(evs)
+	}
 	if err != nil && l.partial {
 		return fmt.Errorf("%s: output ended in the middle of a line: %w", n.agent, err)
 	}
@@ -510,6 +525,12 @@ func (n *naive) control(p *cliProc, line []byte) {
 				input = json.RawMessage("{}")
 			}
 			decision = map[string]any{"behavior": "allow", "updatedInput": input}
+		}
+		switch {
+		case n.bug == AllowNoInput && n.perm == "allow":
+			decision = map[string]any{"behavior": "allow"}
+		case n.bug == DenyNoMessage && n.perm != "allow":
+			decision = map[string]any{"behavior": "deny"}
 		}
 		resp = map[string]any{"subtype": "success", "request_id": c.RequestID, "response": decision}
 	default:

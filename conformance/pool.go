@@ -1,0 +1,132 @@
+package conformance
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Pool bounds the cases that run at once, across every run that shares
+// it (Config.Pool): `agentconform run` judges both reference adapters at
+// once through one pool, so that the cases that wait on purpose (a CLI
+// that stalls until the runner gives up, an interrupt's grace periods, a
+// pipe that trickles) wait side by side instead of one run after the
+// other. A case with long lines also weighs what the runner holds of them
+// while it judges it (caseWeight), and the cases running at once weigh
+// at most poolWeight (one heavier case runs alone): two 64 MiB cases at
+// once would double the runner's peak memory. A case that cannot start
+// does not hold up the others: the next case that can run does.
+type Pool struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	free   int   // slots free
+	weight int64 // weight of the cases running
+}
+
+// poolWeight is the most the cases running at once may weigh: about what
+// the runner may hold under MemoryLimit.
+const poolWeight = 192 << 20
+
+// caseWeight is about what the runner holds of a case with long lines:
+// the CLI's wire copy of the line, and what the adapter makes of it (a
+// Claude line comes twice, as text deltas and whole).
+func caseWeight(c *Case) int64 {
+	if c.Expect.LineSize < 1<<20 {
+		return 0
+	}
+	w := 2 * int64(c.Expect.LineSize)
+	if c.Agent == "claude" {
+		w *= 2
+	}
+	return w
+}
+
+// NewPool returns a pool of n slots; n <= 0 means twice the cores.
+func NewPool(n int) *Pool {
+	if n <= 0 {
+		n = defaultJobs()
+	}
+	p := &Pool{free: n}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+// caseQueue is what one run has still to dispatch, in dispatch order.
+type caseQueue struct {
+	cases []*Case
+	order []int // indices into cases
+}
+
+// newCaseQueue orders the cases longest first (by caseCost; ties by their
+// order), so that the long waits start at once and overlap the rest.
+func newCaseQueue(cases []*Case) *caseQueue {
+	q := &caseQueue{cases: cases, order: make([]int, len(cases))}
+	for i := range q.order {
+		q.order[i] = i
+	}
+	sort.SliceStable(q.order, func(a, b int) bool { return caseCost(cases[q.order[a]]) > caseCost(cases[q.order[b]]) })
+	return q
+}
+
+// next takes the first case of q that can run now, with its slots (given
+// back by release), waiting while none can; ok is false once q is empty or
+// ctx is done.
+func (p *Pool) next(ctx context.Context, q *caseQueue) (i int, release func(), ok bool) {
+	stop := context.AfterFunc(ctx, func() {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	})
+	defer stop()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		if ctx.Err() != nil || len(q.order) == 0 {
+			return 0, nil, false
+		}
+		if p.free > 0 {
+			for k, i := range q.order {
+				w := caseWeight(q.cases[i])
+				if w > 0 && p.weight > 0 && p.weight+w > poolWeight {
+					continue
+				}
+				q.order = append(q.order[:k], q.order[k+1:]...)
+				p.free--
+				p.weight += w
+				return i, func() {
+					p.mu.Lock()
+					p.free++
+					p.weight -= w
+					p.cond.Broadcast()
+					p.mu.Unlock()
+				}, true
+			}
+		}
+		p.cond.Wait()
+	}
+}
+
+// caseCost is a rough guess of how long a case takes on a quiet machine,
+// only to order the cases: a trickling pipe or a long line takes seconds,
+// a grace period a few tenths, a plain case a few hundredths.
+func caseCost(c *Case) time.Duration {
+	cost := 50 * time.Millisecond
+	if c.Agent == "claude" {
+		cost *= 2 // partial messages: twice the lines
+	}
+	switch {
+	case strings.HasPrefix(c.Faults, "slicer"):
+		cost *= 60
+	case strings.HasPrefix(c.Faults, "latency"), strings.HasPrefix(c.Faults, "bandwidth"):
+		cost *= 15
+	case c.Expect.LineSize >= 32<<20:
+		cost *= 30
+	case c.Expect.LineSize >= 4<<20:
+		cost *= 6
+	case c.Interrupt != nil, c.CloseWhenQuiet > 0, c.Expect.Stall:
+		cost *= 8
+	}
+	return cost
+}

@@ -1,0 +1,118 @@
+package conformance
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestPoolWeights runs cases of every weight through one pool from two
+// runs at once: never more cases than slots, never two that together
+// weigh more than poolWeight, and light cases go on while a heavy one
+// waits for the weight to free up.
+func TestPoolWeights(t *testing.T) {
+	var cases []*Case
+	for i := 0; i < 6; i++ {
+		cases = append(cases, &Case{ID: "heavy", Agent: "claude", Expect: Expect{LineSize: 64 << 20}})
+	}
+	for i := 0; i < 40; i++ {
+		cases = append(cases, &Case{ID: "light", Agent: "codex"}, &Case{ID: "mid", Agent: "codex", Expect: Expect{LineSize: 8 << 20}})
+	}
+	pool := NewPool(4)
+	var running, weight, weighted, lightWhileHeavy atomic.Int64
+	var heavyRunning atomic.Bool
+	var wg sync.WaitGroup
+	for run := 0; run < 2; run++ {
+		q := newCaseQueue(cases)
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i, release, ok := pool.next(context.Background(), q)
+					if !ok {
+						return
+					}
+					c := q.cases[i]
+					if n := running.Add(1); n > 4 {
+						t.Errorf("%d cases at once in a pool of 4", n)
+					}
+					w := caseWeight(c)
+					if w > 0 {
+						if n := weighted.Add(1); weight.Add(w) > poolWeight && n > 1 {
+							t.Errorf("%d cases weighing %d MiB at once", n, weight.Load()>>20)
+						}
+					}
+					if c.ID == "heavy" {
+						heavyRunning.Store(true)
+					} else if heavyRunning.Load() {
+						lightWhileHeavy.Add(1)
+					}
+					time.Sleep(time.Millisecond)
+					if c.ID == "heavy" {
+						heavyRunning.Store(false)
+					}
+					if w > 0 {
+						weight.Add(-w)
+						weighted.Add(-1)
+					}
+					running.Add(-1)
+					release()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if lightWhileHeavy.Load() == 0 {
+		t.Errorf("no light case ran beside a heavy one")
+	}
+}
+
+// TestCaseQueueOrder checks that the longest cases are dispatched first,
+// the others in their order.
+func TestCaseQueueOrder(t *testing.T) {
+	cases := []*Case{
+		{ID: "a", Agent: "codex"},
+		{ID: "b", Agent: "codex", Interrupt: &InterruptPlan{}},
+		{ID: "c", Agent: "claude", Faults: "slicer:max=7,delay_us=300"},
+		{ID: "d", Agent: "codex"},
+		{ID: "e", Agent: "gemini", Expect: Expect{LineSize: 64 << 20}},
+	}
+	q := newCaseQueue(cases)
+	var got string
+	for _, i := range q.order {
+		got += cases[i].ID
+	}
+	if got != "cebad" {
+		t.Errorf("dispatch order %s, want cebad", got)
+	}
+}
+
+// TestPoolStops checks that a run waiting for a slot stops when its
+// context is done.
+func TestPoolStops(t *testing.T) {
+	pool := NewPool(1)
+	q := newCaseQueue([]*Case{{ID: "a"}, {ID: "b"}})
+	_, release, ok := pool.next(context.Background(), q)
+	if !ok {
+		t.Fatal("no first case")
+	}
+	defer release()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan bool)
+	go func() {
+		_, _, ok := pool.next(ctx, q)
+		done <- ok
+	}()
+	cancel()
+	select {
+	case ok := <-done:
+		if ok {
+			t.Error("a case was handed out after the context was done")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("next did not return when its context was done")
+	}
+}

@@ -1,0 +1,310 @@
+package reference
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding"
+	"encoding/hex"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/agentconform/agentconform/jsonvalid"
+)
+
+// unmarshal is json.Unmarshal into one of the translators' line structs
+// (plain strings, json.RawMessage, numbers, and structs, pointers and
+// slices of them), and gives exactly what it gives, but reads a line with
+// long strings in it (a 64 MiB ladder line) without letting encoding/json
+// scan them byte by byte two or three times over: a string value of at
+// least longString bytes is taken out of the line, the rest decoded, and
+// the string put back where it went: decoded as encoding/json decodes it
+// (unquote) in a string field, as it was written inside a
+// json.RawMessage. Anything the fast path is not sure of, and every
+// error, goes to json.Unmarshal on the line as it is.
+func unmarshal(raw []byte, v any) error { return unmarshalLong(raw, v, false) }
+
+// unmarshalShared is unmarshal for raw that no one changes while v is in
+// use (a json.RawMessage the parser decoded itself): the long strings put
+// back share raw's memory instead of being copied.
+func unmarshalShared(raw []byte, v any) error { return unmarshalLong(raw, v, true) }
+
+func unmarshalLong(raw []byte, v any, shared bool) error {
+	if len(raw) < longLine || !plainTarget(reflect.TypeOf(v)) {
+		return json.Unmarshal(raw, v)
+	}
+	longs, ok := longStrings(raw)
+	if !ok || len(longs) == 0 || bytes.Contains(raw, []byte(longNonce)) {
+		// (A line that spells this process's stand-ins is read as it is.)
+		return json.Unmarshal(raw, v)
+	}
+	small := make([]byte, 0, 256)
+	last := 0
+	for k, l := range longs {
+		small = append(small, raw[last:l.start]...)
+		small = append(small, '"')
+		small = append(small, longMarker(k)...)
+		small = append(small, '"')
+		last = l.end
+	}
+	small = append(small, raw[last:]...)
+	if err := json.Unmarshal(small, v); err != nil {
+		reflect.ValueOf(v).Elem().SetZero()
+		return json.Unmarshal(raw, v)
+	}
+	putBack(reflect.ValueOf(v).Elem(), raw, longs, shared)
+	return nil
+}
+
+const (
+	// longLine is the shortest line the fast path looks at (Claude's
+	// text deltas are about 4 KiB each, and a ladder line streams as
+	// 16,384 of them).
+	longLine = 3 << 10
+	// longString is the shortest string value it takes out.
+	longString = 1 << 10
+)
+
+// span is a string token in the line (its quotes included).
+type span struct{ start, end int }
+
+// longNonce makes the stand-ins of one process unlike any text a line
+// could hold.
+var longNonce = func() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
+
+// longMarker is the JSON body standing in for the k-th long string; it
+// decodes to "\x00agentconform-long-<nonce>-<k>\x00".
+func longMarker(k int) string {
+	return `\u0000agentconform-long-` + longNonce + "-" + strconv.Itoa(k) + `\u0000`
+}
+
+// longIndex says which long string a decoded stand-in is (-1: none).
+func longIndex(s string) int {
+	prefix := "\x00agentconform-long-" + longNonce + "-"
+	if len(s) < len(prefix)+2 || s[:len(prefix)] != prefix || s[len(s)-1] != 0 {
+		return -1
+	}
+	k, err := strconv.Atoi(s[len(prefix) : len(s)-1])
+	if err != nil {
+		return -1
+	}
+	return k
+}
+
+// longStrings finds the long plain string values of a line that is one
+// valid JSON value (ok false otherwise, or when unsure).
+func longStrings(b []byte) (out []span, ok bool) {
+	i := skipWS(b, 0)
+	end := longValue(b, i, 0, &out)
+	if end < 0 || skipWS(b, end) != len(b) {
+		return nil, false
+	}
+	return out, true
+}
+
+// longValue returns the end of the value at b[i] (as jsonvalid.End),
+// noting the long plain strings among it and its members' values.
+func longValue(b []byte, i, depth int, out *[]span) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		end := jsonvalid.End(b, i, depth)
+		if end >= 0 && end-i-2 >= longString {
+			*out = append(*out, span{i, end})
+		}
+		return end
+	case '{', '[':
+		if depth+1 > jsonvalid.MaxDepth {
+			return -1
+		}
+		obj := b[i] == '{'
+		closer := byte(']')
+		if obj {
+			closer = '}'
+		}
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == closer {
+			return i + 1
+		}
+		for {
+			if obj {
+				if i >= len(b) || b[i] != '"' {
+					return -1
+				}
+				if i = jsonvalid.End(b, i, depth+1); i < 0 {
+					return -1
+				}
+				if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+					return -1
+				}
+				i = skipWS(b, i+1)
+			}
+			if i = longValue(b, i, depth+1, out); i < 0 {
+				return -1
+			}
+			if i = skipWS(b, i); i >= len(b) {
+				return -1
+			}
+			if b[i] == closer {
+				return i + 1
+			}
+			if b[i] != ',' {
+				return -1
+			}
+			i = skipWS(b, i+1)
+		}
+	}
+	return jsonvalid.End(b, i, depth)
+}
+
+var (
+	rawMessageType      = reflect.TypeFor[json.RawMessage]()
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	plainTargets        sync.Map // reflect.Type -> bool
+)
+
+// plainTarget reports whether putBack finds every place a stand-in can go
+// in a value of type t (a pointer to the line struct): strings and
+// json.RawMessage in structs, pointers, slices and arrays, and no map, no
+// interface, no type that decodes itself unless it is a number (which
+// rejects a string, and the line is then decoded as it is).
+func plainTarget(t reflect.Type) bool {
+	if v, ok := plainTargets.Load(t); ok {
+		return v.(bool)
+	}
+	ok := plainType(t, map[reflect.Type]bool{})
+	plainTargets.Store(t, ok)
+	return ok
+}
+
+func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] || t == rawMessageType {
+		return true
+	}
+	seen[t] = true
+	if t.Kind() == reflect.Pointer {
+		return plainType(t.Elem(), seen) // the element says how it decodes
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Bool:
+		return true
+	}
+	if t.Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(jsonUnmarshalerType) ||
+		t.Implements(textUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return true
+	case reflect.Slice, reflect.Array:
+		return plainType(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && !plainType(f.Type, seen) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// putBack replaces the stand-ins in v by the long strings of raw (copies,
+// or parts of raw when shared).
+func putBack(v reflect.Value, raw []byte, longs []span, shared bool) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			putBack(v.Elem(), raw, longs, shared)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				putBack(f, raw, longs, shared)
+			}
+		}
+	case reflect.Slice:
+		if v.Type() == rawMessageType {
+			if r, ok := putBackRaw(v.Bytes(), raw, longs); ok {
+				v.SetBytes(r)
+			}
+			return
+		}
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := range v.Len() {
+			putBack(v.Index(i), raw, longs, shared)
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			putBack(v.Index(i), raw, longs, shared)
+		}
+	case reflect.String:
+		if k := longIndex(v.String()); k >= 0 && k < len(longs) {
+			tok := raw[longs[k].start:longs[k].end]
+			body := tok[1 : len(tok)-1]
+			switch {
+			case bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body):
+				s, _ := unquote(tok) // a valid token (jsonvalid): it decodes
+				v.SetString(s)
+			case shared:
+				v.SetString(unsafe.String(unsafe.SliceData(body), len(body)))
+			default:
+				v.SetString(string(body))
+			}
+		}
+	}
+}
+
+// putBackRaw rebuilds a raw value that holds stand-ins with the long
+// strings' tokens in their place; ok is false when it holds none.
+func putBackRaw(r, raw []byte, longs []span) ([]byte, bool) {
+	quoted := []byte(`"\u0000agentconform-long-` + longNonce + "-")
+	if !bytes.Contains(r, quoted) {
+		return nil, false
+	}
+	var out []byte
+	for {
+		i := bytes.Index(r, quoted)
+		if i < 0 {
+			return append(out, r...), true
+		}
+		j := i + len(quoted)
+		k := 0
+		for j < len(r) && '0' <= r[j] && r[j] <= '9' {
+			k = k*10 + int(r[j]-'0')
+			j++
+		}
+		tail := `\u0000"`
+		if k >= len(longs) || !bytes.HasPrefix(r[j:], []byte(tail)) {
+			// Not a stand-in after all: keep it as it is.
+			out = append(out, r[:j]...)
+			r = r[j:]
+			continue
+		}
+		if out == nil {
+			n := len(r)
+			for _, l := range longs {
+				n += l.end - l.start
+			}
+			out = make([]byte, 0, n)
+		}
+		l := longs[k]
+		out = append(out, r[:i]...)
+		out = append(out, raw[l.start:l.end]...)
+		r = r[j+len(tail):]
+	}
+}

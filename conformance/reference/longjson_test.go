@@ -1,0 +1,145 @@
+package reference
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestUnmarshalAgrees holds unmarshal to json.Unmarshal on lines with long
+// strings everywhere a line struct meets them: string fields, raw
+// members, arrays, duplicate keys, keys that match only case-insensitively,
+// and strings the fast path must leave to encoding/json (escapes, invalid
+// UTF-8, a control byte, a string where a number goes, broken JSON).
+func TestUnmarshalAgrees(t *testing.T) {
+	long := strings.Repeat("ladder padding ", 1<<20/15)
+	lines := map[string]string{
+		"text block":        `{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"` + long + `"}]}}`,
+		"string content":    `{"type":"user","message":{"id":"m1","content":"` + long + `"}}`,
+		"tool result":       `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"` + long + `"}],"is_error":false}]}}`,
+		"two long":          `{"message":{"id":"` + long + `","content":["` + long + `", {"x":"` + long + `"}]}}`,
+		"duplicate":         `{"message":{"id":"` + long + `","ID":"short","content":null}}`,
+		"case":              `{"MESSAGE":{"Id":"` + long + `"}}`,
+		"escape":            `{"message":{"id":"` + long + `\n","content":"` + long + `"}}`,
+		"invalid utf8":      `{"message":{"id":"` + long + "\xff" + `"}}`,
+		"control":           `{"message":{"id":"` + long + "\x01" + `"}}`,
+		"broken":            `{"message":{"id":"` + long + `"},}`,
+		"trailing":          `{"message":{"id":"` + long + `"}} x`,
+		"number":            `{"type":"result","duration_ms":"` + long + `","usage":{"input_tokens":1}}`,
+		"short line":        `{"message":{"id":"m"}}`,
+		"delta":             `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + long[:4096] + `"}},"session_id":"s"}`,
+		"just short":        `{"message":{"id":"` + long[:longString-1] + `","content":"` + long[:longLine] + `"}}`,
+		"marker lookalike":  `{"message":{"id":"` + long + `","content":["\u0000agentconform-long-` + longNonce + `-0\u0000","\u0000agentconform-long-` + longNonce + `-7\u0000"]}}`,
+		"codex item":        `{"type":"item.completed","item":{"id":"i","type":"command_execution","aggregated_output":"` + long + `","exit_code":0,"result":{"out":"` + long + `"}}}`,
+		"gemini tool_use":   `{"type":"tool_use","tool_name":"x","parameters":{"a":"` + long + `","b":[1,2]}}`,
+		"white space":       " \t{ \"message\" : { \"id\" : \"" + long + "\" } }\n",
+		"nested raw in raw": `{"type":"user","message":{"content":[{"type":"tool_result","content":{"deep":[{"text":"` + long + `"}]}}]}}`,
+	}
+	targets := map[string]func() any{
+		"claudeMessageLine": func() any { return new(claudeMessageLine) },
+		"claudeBlocks":      func() any { return new([]claudeBlock) },
+		"claudeResult":      func() any { return new(claudeResult) },
+		"claudeStreamLine":  func() any { return new(claudeStreamLine) },
+		"codexItemLine":     func() any { return new(codexItemLine) },
+		"geminiToolUse":     func() any { return new(geminiToolUse) },
+	}
+	for name, line := range lines {
+		for tname, mk := range targets {
+			raws := [][]byte{[]byte(line)}
+			// The content of a message, as blocks() decodes it.
+			var m claudeMessageLine
+			if json.Unmarshal([]byte(line), &m) == nil && m.Message != nil && len(m.Message.Content) > 0 {
+				raws = append(raws, m.Message.Content)
+			}
+			for _, raw := range raws {
+				want, got := mk(), mk()
+				werr := json.Unmarshal(raw, want)
+				gerr := unmarshal(raw, got)
+				if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(want, got) {
+					t.Errorf("%s into %s: unmarshal gives %v, %.300v; json.Unmarshal %v, %.300v", name, tname, gerr, got, werr, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkUnmarshalDelta compares unmarshal with json.Unmarshal on a
+// 4 KiB text delta, as a ladder line streams in 16,384 of them.
+func BenchmarkUnmarshalDelta(b *testing.B) {
+	line := []byte(`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + strings.Repeat("x", 4096) + `"}},"session_id":"0b8e0d6c-1f0e-4a3e-9a55-3f7c0a0e5f11","parent_tool_use_id":null,"uuid":"6d1f8c6e-2b7a-4c55-8f3e-9e2d7c1b0a44"}`)
+	for name, f := range map[string]func([]byte, any) error{"fast": unmarshal, "encoding-json": json.Unmarshal} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				var l claudeStreamLine
+				if err := f(line, &l); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkUnmarshalLong compares unmarshal with json.Unmarshal on a
+// 64 MiB assistant line.
+func BenchmarkUnmarshalLong(b *testing.B) {
+	line := []byte(`{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"` + strings.Repeat("x", 64<<20) + `"}]}}`)
+	for name, f := range map[string]func([]byte, any) error{"fast": unmarshal, "encoding-json": json.Unmarshal} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				var l claudeMessageLine
+				if err := f(line, &l); err != nil {
+					b.Fatal(err)
+				}
+				var bs []claudeBlock
+				if err := f(l.Message.Content, &bs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestPlainTargets checks that the fast path reads every line struct of
+// the translators (a struct it refuses is decoded by encoding/json alone,
+// correctly but slowly), and refuses what it cannot put strings back in.
+func TestPlainTargets(t *testing.T) {
+	for _, v := range []any{new(claudeInit), new(claudeMessageLine), new([]claudeBlock), new(claudeStreamLine), new(claudeResult),
+		new(claudeToolProgress), new(codexThread), new(codexTurnCompleted), new(codexTurnFailed), new(codexError), new(codexItemLine),
+		new(geminiInit), new(geminiMessage), new(geminiToolUse), new(geminiError), new(geminiToolResult)} {
+		if !plainTarget(reflect.TypeOf(v)) {
+			t.Errorf("%T: not read by the fast path", v)
+		}
+	}
+	type withMap struct{ M map[string]string }
+	type withAny struct{ A any }
+	type text struct{ T textOnly }
+	for _, v := range []any{new(withMap), new(withAny), new(text), new(map[string]any)} {
+		if plainTarget(reflect.TypeOf(v)) {
+			t.Errorf("%T: read by the fast path, which cannot put strings back in it", v)
+		}
+	}
+}
+
+// textOnly decodes itself from a string.
+type textOnly string
+
+func (t *textOnly) UnmarshalText(b []byte) error { *t = textOnly(b); return nil }
+
+// TestStreamedTextSplit checks that the hash of streamed text does not
+// depend on how the deltas split it.
+func TestStreamedTextSplit(t *testing.T) {
+	text := strings.Repeat("0123456789abcdef", 1000) + "tail"
+	for _, size := range []int{1, 7, 127, 128, 129, 4096, len(text)} {
+		var b streamedText
+		for i := 0; i < len(text); i += size {
+			b.write(text[i:min(len(text), i+size)])
+		}
+		if !b.prefixOf(text) || !b.prefixOf(text+"more") || b.prefixOf(text[:len(text)-1]) || b.prefixOf("x"+text) {
+			t.Errorf("deltas of %d bytes: prefixOf is wrong", size)
+		}
+	}
+}
