@@ -26,7 +26,7 @@ var treeArgs = map[string][]string{
 
 // startTree starts cli behind the launcher fault (and more faults) in a
 // process group of its own, stdout discarded, and waits until the CLI
-// child has logged its start. It returns the launcher's command and the
+// child has written its first line. It returns the launcher's command and the
 // child's pid; the test's cleanup kills the group.
 func startTree(t *testing.T, cli, faults string) (*exec.Cmd, *fakecli.Fakes, int) {
 	t.Helper()
@@ -40,7 +40,11 @@ func startTree(t *testing.T, cli, faults string) (*exec.Cmd, *fakecli.Fakes, int
 		cancel()
 		cmd.Wait()
 	})
-	return cmd, f, waitRecord(t, f, func(r fakecli.Observation) bool { return r.Kind == "start" }).PID
+	child := waitRecord(t, f, func(r fakecli.Observation) bool { return r.Kind == "start" }).PID
+	// Signals go once the CLI is in its turn (it has written a line), as
+	// the runner's do: before its first step it would not ignore them yet.
+	waitRecord(t, f, func(r fakecli.Observation) bool { return r.Kind == "out" && r.PID == child })
+	return cmd, f, child
 }
 
 // waitRecord waits for the first log record that ok accepts.
