@@ -43,6 +43,11 @@ type Case struct {
 	// Close, when set, makes the runner send close early: after the adapter
 	// has been quiet for this long (a stalled CLI).
 	CloseWhenQuiet time.Duration
+	// Watchdog, when set, makes the runner leave a stalled CLI to the
+	// adapter's own watchdog: it sends no early close, and gives up only
+	// once the CLI has been silent for the watchdog time and watchdogGrace
+	// more (lifecycle/watchdog).
+	Watchdog bool
 	// Expect says how the CLI behaves in this case, so checks know what a
 	// correct adapter reports.
 	Expect Expect
@@ -122,6 +127,11 @@ type Hello struct {
 	Supports []string `json:"supports"`
 	Name     string   `json:"name"`
 	Version  string   `json:"version"`
+	// WatchdogMS is how long, in milliseconds, the adapter lets a CLI stay
+	// silent in a turn before it reports the turn failed and stops it (0:
+	// not declared); lifecycle/watchdog waits for that instead of the run's
+	// --stall-after.
+	WatchdogMS int64 `json:"watchdog_ms,omitempty"`
 }
 
 // Supports reports whether the adapter claims a capability.

@@ -223,6 +223,8 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 			&Case{ID: base + "/unknown-field", Agent: agent, Fixture: base, Faults: "unknown_field", Permission: "allow", Prompts: one,
 				Expect: Expect{Unknown: true}, Description: "a field no adapter knows"},
 		)
+		cases = append(cases, treeCases(agent, byName)...)
+		cases = append(cases, watchdogCase(agent, one))
 		if agent != "gemini" {
 			// Gemini's stream has no content arrays or items to extend.
 			cases = append(cases, &Case{ID: base + "/unknown-block", Agent: agent, Fixture: base, Faults: "unknown_block:nth=1",

@@ -317,6 +317,11 @@ func judgeTurnReason(o *Observation) Outcome {
 		}
 		f := o.turnFacts(i)
 		allowed := f.allowedReasons()
+		if o.Case.Watchdog && !slices.Contains(allowed, ReasonFailed) {
+			// A turn the adapter's own watchdog gave up on is failed,
+			// whatever the CLI said when it was stopped.
+			allowed = append(allowed, ReasonFailed)
+		}
 		if slices.Contains(allowed, r.Reason) {
 			continue
 		}

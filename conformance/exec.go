@@ -224,8 +224,9 @@ type Observation struct {
 	// killed them afterwards).
 	Leftover []Leftover
 	// GaveUp is true when the adapter did not end an interrupted turn
-	// within interruptDeadline and a second, so the runner sent close (the
-	// caller gave up); FakeAtGiveUp is the fakes' log as it stood then:
+	// within interruptDeadline and a second, or a watchdog case's stalled
+	// turn within its watchdog time and watchdogGrace, so the runner sent
+	// close (the caller gave up); FakeAtGiveUp is the fakes' log as it stood then:
 	// what the adapter did about the interrupt itself, before the close
 	// made it stop the CLI anyway.
 	GaveUp       bool
@@ -239,6 +240,9 @@ type Observation struct {
 	// end record: what it could know of the CLIs' ends when it reported
 	// the session's.
 	FakeAtEnd []fakecli.Observation
+	// StallAfter is the watchdog time the runner waited for in a watchdog
+	// case (Case.Watchdog).
+	StallAfter time.Duration
 	// Dir is the case's directory (kept with --keep).
 	Dir string
 
@@ -381,6 +385,7 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	if timeout <= 0 {
 		timeout = cfg.Timeout
 	}
+	timeout = watchdogTimeout(cfg, c, timeout)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -746,10 +751,11 @@ func (d *driver) handle(al adapterLine) {
 		default:
 			next = func() { d.send("close", nil) }
 		}
-		if d.interrupted && !d.snapped {
-			// The interrupted turn is over as far as the adapter is
-			// concerned: what it did about the interrupt is judged on the
-			// log as it stands now, before the next command.
+		if (d.interrupted || d.c.Watchdog) && !d.snapped {
+			// The interrupted turn (or the one a watchdog gave up on) is
+			// over as far as the adapter is concerned: what it did about
+			// the interrupt is judged on the log as it stands now, before
+			// the next command.
 			d.snapped = true
 			d.deferred, d.deferAt = next, time.Now().Add(settleAfterTurnEnd)
 			return
@@ -780,7 +786,7 @@ func (d *driver) timers() {
 		}
 	}
 	quietFor := time.Since(d.lastOutput)
-	if c.Interrupt != nil || c.CloseWhenQuiet > 0 {
+	if c.Interrupt != nil || c.CloseWhenQuiet > 0 || c.Watchdog {
 		d.cli.poll(d.wire, c.Agent == "claude")
 		if d.cli.files > 0 && d.cliUp.IsZero() {
 			d.cliUp = time.Now()
@@ -814,6 +820,7 @@ func (d *driver) timers() {
 		d.o.FakeAtGiveUp = snapshotLog(d.observe)
 		d.send("close", nil)
 	}
+	d.watchdog()
 	// The early close is for a CLI that went quiet in its turn, not for an
 	// adapter still starting up.
 	if c.CloseWhenQuiet > 0 && !d.closed && quietFor >= c.CloseWhenQuiet && d.cliInTurn() {

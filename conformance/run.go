@@ -50,6 +50,9 @@ type Config struct {
 	Baseline *Baseline
 	// Progress, if set, is called as each case finishes (from one goroutine).
 	Progress func(*CaseResult)
+	// StallAfter is the watchdog time lifecycle/watchdog assumes of an
+	// adapter whose hello declares none; 0 means DefaultStallAfter.
+	StallAfter time.Duration
 	// CLIVersions maps a CLI to the version whose fixtures its cases
 	// replay ("claude": "2.1.329"; KnownCLIVersions lists them); CLIs not
 	// in it replay the default fixtures (the newest release). A case whose
@@ -262,6 +265,9 @@ func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = 1
 	}
+	if cfg.StallAfter <= 0 {
+		cfg.StallAfter = DefaultStallAfter
+	}
 	if cfg.WorkDir != "" {
 		if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
 			return cleanup, fmt.Errorf("the work directory: %w", err)
@@ -363,7 +369,7 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 		cr.Verdict = Skip
 		return cr, nil
 	}
-	o, err := execCase(ctx, cfg, c)
+	o, err := execCase(ctx, watchdogConfig(cfg, c, hello), c)
 	if err != nil {
 		return nil, err
 	}
@@ -514,6 +520,9 @@ func reproduce(cfg *Config, c *Case) string {
 		cmd += " --cli-version " + shellQuote(c.Agent+"="+v)
 	}
 	cmd += " --case " + shellQuote(c.ID) + " --seed " + strconv.FormatInt(cfg.Seed, 10) + " --keep"
+	if c.Watchdog && cfg.StallAfter > 0 && cfg.StallAfter != DefaultStallAfter {
+		cmd += " --stall-after " + cfg.StallAfter.String()
+	}
 	if cfg.Adapter.SignalInterrupt {
 		cmd += " --interrupt signal"
 	}

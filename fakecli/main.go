@@ -105,12 +105,16 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer, 
 	if env == nil {
 		env = func(string) string { return "" }
 	}
+	if code, handled := runTree(name, args, stdin, stdout, stderr, env); handled {
+		return code // a launcher, or a grandchild (process faults)
+	}
 	p, err := newProc(name, args, stdin, stdout, stderr, env)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentconform fake %s: %v\n", name, err)
 		return exitHarness
 	}
 	defer p.close()
+	p.startTree()
 	var code int
 	switch name {
 	case "claude":

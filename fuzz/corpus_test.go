@@ -125,6 +125,11 @@ func TestVocabularyCoversCatalog(t *testing.T) {
 		have[s.op] = true
 	}
 	for _, info := range faults.Catalog() {
+		if info.Kind == "process" {
+			// Which processes make up the CLI: nothing the in-process
+			// targets have, and nothing a stream mutation changes.
+			continue
+		}
 		if !have[info.Name] {
 			t.Errorf("fault %s is not in the mutator's vocabulary", info.Name)
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentconform/agentconform/conformance"
 )
 
 // TestFakeInstall installs the fakes into a directory, as links and as
@@ -56,7 +58,7 @@ func TestReferenceAdaptersPreferLean(t *testing.T) {
 	dir := t.TempDir()
 	self := filepath.Join(dir, "agentconform")
 	args := func() string {
-		a := referenceAdapters(self)[0]
+		a := referenceAdapters(self, conformance.DefaultStallAfter)[0]
 		return strings.Join(a.Command(context.Background()).Args, " ")
 	}
 	if got := args(); !strings.Contains(got, self+"' adapter --profile unified") && !strings.Contains(got, self+" adapter --profile unified") {

@@ -62,6 +62,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		shard          = fl.String("shard", "", "run shard i of n (i/n, 1-based), to split a run across machines")
 		seed           = fl.Int64("seed", 1, "seed for the fakes' random choices")
 		timeout        = fl.Duration("timeout", 20*time.Second, "deadline for each case")
+		stallAfter     = fl.Duration("stall-after", conformance.DefaultStallAfter, "the watchdog time lifecycle/watchdog expects of an adapter whose hello declares none (watchdog_ms): it must report a CLI silent this long as a failed turn and stop it; the reference adapters run with this watchdog")
 		baseline       = fl.String("baseline", "", "file of expected failures: they pass the gate; listed cases that now pass are reported stale")
 		writeBase      = fl.String("write-baseline", "", "write this run's failures as a baseline file")
 		keep           = fl.Bool("keep", false, "keep each case's directory (wire log, observation log, adapter output) and print where")
@@ -116,7 +117,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	case *adapter != "":
 		adapters = append(adapters, conformance.ShellAdapter(*adapter))
 	default:
-		adapters = referenceAdapters(self)
+		adapters = referenceAdapters(self, *stallAfter)
 	}
 	switch *interrupt {
 	case "command":
@@ -127,8 +128,11 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	default:
 		return runUsageError(stderr, fmt.Errorf("--interrupt %q: want command or signal", *interrupt))
 	}
+	if *stallAfter < conformance.MinStallAfter {
+		return runUsageError(stderr, fmt.Errorf("--stall-after %s: want at least %s (a watchdog must outwait a CLI that is slow to start)", *stallAfter, conformance.MinStallAfter))
+	}
 	cfg := conformance.Config{FakeExe: fakecli.Executable(self), Match: *cases, Jobs: *jobs, Seed: *seed, Timeout: *timeout, Strict: *strict, Keep: *keep,
-		CLIVersions: pins}
+		CLIVersions: pins, StallAfter: *stallAfter}
 	if *shard != "" {
 		i, n, ok := parseShard(*shard)
 		if !ok {
@@ -327,8 +331,9 @@ func (r *adapterRun) show(f func(*conformance.CaseResult)) {
 // --adapter: the reference adapter, unified and shim; the lean
 // agentconform-adapter when it sits next to this executable (it starts in
 // a tenth of the time, on every case), else this executable's. They are
-// started directly, not through a shell (one process fewer per case).
-func referenceAdapters(self string) []conformance.Adapter {
+// started directly, not through a shell (one process fewer per case), with a
+// watchdog of stallAfter (run --stall-after).
+func referenceAdapters(self string, stallAfter time.Duration) []conformance.Adapter {
 	prog, args := self, []string{"adapter"}
 	lean := filepath.Join(filepath.Dir(self), "agentconform-adapter")
 	if st, err := os.Stat(lean); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
@@ -336,7 +341,7 @@ func referenceAdapters(self string) []conformance.Adapter {
 	}
 	var adapters []conformance.Adapter
 	for _, p := range []string{"unified", "shim"} {
-		argv := append(append([]string(nil), args...), "--profile", p)
+		argv := append(append([]string(nil), args...), "--profile", p, "--stall-timeout", stallAfter.String())
 		adapters = append(adapters, conformance.Adapter{Name: "reference/" + p, Command: func(ctx context.Context) *exec.Cmd {
 			return exec.CommandContext(ctx, prog, argv...)
 		}})

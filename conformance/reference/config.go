@@ -57,6 +57,11 @@ type Config struct {
 
 	// TurnTimeout bounds each turn; 0 means no bound beyond the context.
 	TurnTimeout time.Duration
+	// StallTimeout is the watchdog: a turn whose CLI writes nothing, on
+	// stdout or stderr, for this long (while it is not waiting for a
+	// permission answer) is stopped, the CLI with it, and reported failed.
+	// 0 means no watchdog.
+	StallTimeout time.Duration
 	// InterruptGrace is how long a CLI has to end an interrupted turn
 	// before it is stopped (Claude) or sent the next signal (Codex and
 	// Gemini: SIGINT, then SIGTERM); 0 means 5 s.

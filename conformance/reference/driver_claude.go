@@ -155,6 +155,8 @@ func (d *claudeDriver) turn(ctx context.Context, prompt string, interrupts <-cha
 	interrupted := false
 	var grace <-chan time.Time
 	done := ctx.Done()
+	watch := newStallWatch(d.cfg.StallTimeout, d.p)
+	defer watch.stop()
 	for {
 		select {
 		case l, ok := <-d.p.lines:
@@ -163,6 +165,7 @@ func (d *claudeDriver) turn(ctx context.Context, prompt string, interrupts <-cha
 			}
 			d.control(l.data)
 			term, err := feed(l)
+			d.p.touch() // a line that took long to handle is no silence of the CLI's
 			if err != nil {
 				return TurnEnd{Interrupted: interrupted, Err: d.gone(feed, err)}
 			}
@@ -179,6 +182,16 @@ func (d *claudeDriver) turn(ctx context.Context, prompt string, interrupts <-cha
 				defer t.Stop()
 				grace = t.C
 			}
+		case <-watch.C:
+			if d.permPending() {
+				d.p.touch() // the CLI waits for our answer, not the other way round
+				continue
+			}
+			if interrupted || !watch.stalled(d.p) {
+				continue
+			}
+			d.p.stop(d.cfg.stopGrace())
+			return TurnEnd{TimedOut: true, Err: d.gone(feed, watch.err(Claude))}
 		case <-grace:
 			d.p.stop(d.cfg.stopGrace())
 			err := fmt.Errorf("claude did not end the turn within %s of the interrupt; stopped it", d.cfg.interruptGrace())
@@ -190,6 +203,18 @@ func (d *claudeDriver) turn(ctx context.Context, prompt string, interrupts <-cha
 			return TurnEnd{Interrupted: !timedOut, TimedOut: timedOut, Err: d.gone(feed, err)}
 		}
 	}
+}
+
+// permPending reports whether a can_use_tool request waits for its answer.
+func (d *claudeDriver) permPending() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, st := range d.perms {
+		if st == permPending {
+			return true
+		}
+	}
+	return false
 }
 
 // gone handles the end of the process during a turn: it reads what is

@@ -56,6 +56,7 @@ func (d *turnProcDriver) turn(ctx context.Context, prompt string, interrupts <-c
 	defer p.abandon()
 	var (
 		end      TurnEnd
+		stallErr error // set when the watchdog stopped the CLI
 		cutErr   error
 		escalate <-chan time.Time
 		stage    int // signals sent after the interrupt: 0 SIGINT, 1 SIGTERM, 2 SIGKILL
@@ -68,6 +69,8 @@ func (d *turnProcDriver) turn(ctx context.Context, prompt string, interrupts <-c
 		timer.Reset(dur)
 		escalate = timer.C
 	}
+	watch := newStallWatch(d.cfg.StallTimeout, p)
+	defer watch.stop()
 loop:
 	for {
 		select {
@@ -78,6 +81,7 @@ loop:
 			if _, err := feed(l); err != nil {
 				cutErr = err
 			}
+			p.touch() // a line that took long to handle is no silence of the CLI's
 		case <-interrupts:
 			if !end.Interrupted {
 				end.Interrupted = true
@@ -95,6 +99,12 @@ loop:
 				stage = 2
 				p.signal(syscall.SIGKILL)
 			}
+		case <-watch.C:
+			if end.Interrupted || end.TimedOut || !watch.stalled(p) {
+				continue
+			}
+			end.TimedOut, stallErr = true, watch.err(d.cfg.Agent)
+			go p.stop(d.cfg.stopGrace())
 		case <-done:
 			done = nil
 			end.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
@@ -110,6 +120,8 @@ loop:
 	p.waitStderr(d.cfg.stopGrace())
 	xerr := p.exitErr()
 	switch {
+	case stallErr != nil:
+		end.Err = stallErr
 	case end.TimedOut:
 		end.Err = fmt.Errorf("%s: turn stopped: %w", d.cfg.Agent, context.DeadlineExceeded)
 	case xerr != nil:

@@ -36,6 +36,7 @@ func Main(ctx context.Context, name string, args []string, stdin io.Reader, stdo
 	var (
 		profile        = fl.String("profile", "unified", "events to hand out: unified or shim")
 		turnTimeout    = fl.Duration("turn-timeout", 0, "stop a turn that runs longer than this (0: no limit)")
+		stallTimeout   = fl.Duration("stall-timeout", 0, "the watchdog: stop a turn whose CLI writes nothing (stdout or stderr) for this long and report it failed, declared in the hello as watchdog_ms (0: no watchdog)")
 		interruptGrace = fl.Duration("interrupt-grace", 0, "how long a CLI has to end an interrupted turn before the next signal (0: 5s)")
 		stopGrace      = fl.Duration("stop-grace", 0, "how long a CLI has to exit before SIGTERM, then SIGKILL (0: 5s)")
 	)
@@ -91,7 +92,7 @@ func Main(ctx context.Context, name string, args []string, stdin io.Reader, stdo
 
 	err = Serve(sctx, stdin, stdout, ServeOptions{
 		Profile: p, Version: buildVersion(), Interrupts: interrupts, Stderr: stderr,
-		TurnTimeout: *turnTimeout, InterruptGrace: *interruptGrace, StopGrace: *stopGrace,
+		TurnTimeout: *turnTimeout, StallTimeout: *stallTimeout, InterruptGrace: *interruptGrace, StopGrace: *stopGrace,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)

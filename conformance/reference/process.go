@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,13 @@ type proc struct {
 	stdoutR *os.File
 	tail    *tailBuffer
 	wg      sync.WaitGroup // the reader goroutines
+
+	// active is when the CLI last wrote (stdout or stderr), the session
+	// last finished handling one of its lines, or a turn last began, in
+	// UnixNano: the watchdog's clock. The reader stops reading while the
+	// session is behind, so the CLI's writes block then: that is the
+	// adapter's slowness, not the CLI's silence.
+	active atomic.Int64
 
 	stdinMu sync.Mutex
 }
@@ -75,6 +83,7 @@ func startProc(spec procSpec) (*proc, error) {
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
 	p := &proc{name: spec.name, cmd: cmd, lines: make(chan outLine, 64), quit: make(chan struct{}), exited: make(chan struct{}), errDone: make(chan struct{}), stdoutR: outR, tail: &tailBuffer{max: 4 << 10}}
+	p.touch()
 
 	var inW io.WriteCloser
 	if spec.stdin || spec.input != "" {
@@ -134,6 +143,7 @@ func (p *proc) readStdout(r *os.File) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
+			p.touch()
 			sp.Feed(buf[:n], func(l []byte) { send(outLine{data: l}) })
 		}
 		if err != nil {
@@ -153,6 +163,7 @@ func (p *proc) drainStderr(r *os.File, w io.Writer) {
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
+			p.touch()
 			p.tail.Write(buf[:n])
 			if w != nil {
 				if _, werr := w.Write(buf[:n]); werr != nil {
@@ -183,6 +194,14 @@ func (p *proc) reap() {
 			p.stdoutR.Close() // unblocks the reader; the CLI is gone anyway
 		}
 	}()
+}
+
+// touch notes activity now: the CLI wrote, or a turn began.
+func (p *proc) touch() { p.active.Store(time.Now().UnixNano()) }
+
+// silentFor is how long the CLI has written nothing (since a turn began).
+func (p *proc) silentFor() time.Duration {
+	return time.Since(time.Unix(0, p.active.Load()))
 }
 
 // abandon tells the stdout reader that nobody will read lines any more.

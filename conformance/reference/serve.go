@@ -27,9 +27,10 @@ type ServeOptions struct {
 	// Stderr receives the CLIs' stderr and the adapter's diagnostics; nil
 	// discards them.
 	Stderr io.Writer
-	// TurnTimeout, InterruptGrace and StopGrace are passed to each
-	// session's Config.
-	TurnTimeout, InterruptGrace, StopGrace time.Duration
+	// TurnTimeout, StallTimeout, InterruptGrace and StopGrace are passed
+	// to each session's Config. The hello declares StallTimeout, when set,
+	// as watchdog_ms (conformance/HARNESS.md).
+	TurnTimeout, StallTimeout, InterruptGrace, StopGrace time.Duration
 	// Clock stamps events (see Options); nil means time.Now.
 	Clock func() time.Time
 	// NewID makes event ids (see Options); nil means random ones.
@@ -68,6 +69,8 @@ type record struct {
 	Error     string   `json:"error,omitempty"`
 	SessionID string   `json:"session_id,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+	// WatchdogMS is the hello's watchdog time, in milliseconds.
+	WatchdogMS int64 `json:"watchdog_ms,omitempty"`
 }
 
 // session is what Serve needs of a Session, whatever its event type.
@@ -147,8 +150,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	s := &server{ctx: ctx, opts: opts, w: &lineWriter{w: out}}
 	s.w.record(record{
 		Kind: "hello", Profile: string(opts.Profile), Name: opts.Name, Version: opts.Version,
-		Agents:   []string{string(Claude), string(Codex), string(Gemini)},
-		Supports: []string{"multi_turn", "resume", "interrupt", "permission"},
+		Agents:     []string{string(Claude), string(Codex), string(Gemini)},
+		Supports:   []string{"multi_turn", "resume", "interrupt", "permission"},
+		WatchdogMS: opts.StallTimeout.Milliseconds(),
 	})
 	return s.loop(in)
 }
@@ -354,7 +358,7 @@ func (s *server) config(c command) (Config, error) {
 		Agent: agent, Cwd: c.Cwd, Model: c.Model, Permission: perm, Resume: c.Resume, PartialMessages: true,
 		Sandbox: c.Options.Sandbox, ExtraArgs: c.Options.Args,
 		Env: s.opts.Env, Stderr: s.opts.Stderr, Logf: s.logf,
-		TurnTimeout: s.opts.TurnTimeout, InterruptGrace: s.opts.InterruptGrace, StopGrace: s.opts.StopGrace,
+		TurnTimeout: s.opts.TurnTimeout, StallTimeout: s.opts.StallTimeout, InterruptGrace: s.opts.InterruptGrace, StopGrace: s.opts.StopGrace,
 		Clock: s.opts.Clock, NewID: s.opts.NewID,
 	}, nil
 }

@@ -11,8 +11,9 @@ import (
 type Info struct {
 	// Name is what a spec calls the fault ("slicer").
 	Name string `json:"name"`
-	// Kind is "pipe" (what the bytes and lines on the pipes look like) or
-	// "event" (the decoded events of the stream).
+	// Kind is "pipe" (what the bytes and lines on the pipes look like),
+	// "event" (the decoded events of the stream) or "process" (which
+	// processes make up the CLI).
 	Kind string `json:"kind"`
 	// Params are the fault's parameters, in the order they are documented.
 	Params []Param `json:"params,omitempty"`
@@ -31,7 +32,8 @@ type Param struct {
 	Meaning string `json:"meaning"`
 }
 
-// Catalog lists every fault Parse knows, pipe faults first.
+// Catalog lists every fault Parse knows: pipe faults, event faults, then
+// process faults.
 func Catalog() []Info {
 	out := make([]Info, 0, len(defs))
 	for _, d := range defs {
@@ -63,7 +65,9 @@ type paramDef struct {
 	fixed bool   // dflt is a value (else the fault chooses one)
 	// multiple, when set, is what an integer value must be a multiple of.
 	multiple int64
-	meaning  string
+	// words, when set, are the only values a word parameter takes.
+	words   []string
+	meaning string
 }
 
 // faultDef is one fault: its documentation and what it does. A fault has

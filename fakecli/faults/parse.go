@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -137,6 +138,9 @@ func (pd *paramDef) check(v string) (string, int64, error) {
 	case kindWord:
 		if v == "" {
 			return "", 0, fmt.Errorf("want a non-empty value")
+		}
+		if len(pd.words) > 0 && !slices.Contains(pd.words, v) {
+			return "", 0, fmt.Errorf("want one of %s", strings.Join(pd.words, ", "))
 		}
 		return v, 0, nil
 	}

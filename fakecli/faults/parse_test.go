@@ -153,7 +153,7 @@ func TestCatalog(t *testing.T) {
 		}
 		seen[info.Name] = true
 		kinds[info.Kind]++
-		if info.Kind != "pipe" && info.Kind != "event" {
+		if info.Kind != "pipe" && info.Kind != "event" && info.Kind != "process" {
 			t.Errorf("%s: kind %q", info.Name, info.Kind)
 		}
 		if len(info.Description) < 20 || !strings.HasSuffix(info.Description, ".") {
@@ -172,8 +172,8 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("Parse(%q): %v", info.Name, err)
 		}
 	}
-	if kinds["pipe"] != 18 || kinds["event"] != 18 {
-		t.Errorf("kinds = %v, want 18 pipe and 18 event faults (6 of them ACP)", kinds)
+	if kinds["pipe"] != 18 || kinds["event"] != 18 || kinds["process"] != 2 {
+		t.Errorf("kinds = %v, want 18 pipe, 18 event (6 of them ACP) and 2 process faults", kinds)
 	}
 	// Catalog returns a copy.
 	c := Catalog()

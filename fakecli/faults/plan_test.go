@@ -3,6 +3,7 @@ package faults
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -36,7 +37,8 @@ func TestDeterminism(t *testing.T) {
 			// these captures is longer than pipe_cut's.
 			if len(a1) == 0 && !(info.Name == "limit_data" && len(bytes.Join(w1, nil)) < 4096) &&
 				info.Name != "pipe_cut" && // no capture has a line over 64 KiB
-				info.Name != "start_delay" { // the fake applies it at its start (TestStartDelay)
+				info.Name != "start_delay" && // the fake applies it at its start (TestStartDelay)
+				info.Kind != "process" { // the fake runs them (TestProcessFaults)
 				t.Errorf("%s on %s: nothing recorded in Applied", info.Name, name)
 			}
 		}
@@ -168,4 +170,51 @@ func TestStartDelay(t *testing.T) {
 	if d := other.StartDelay(); d != 0 || len(other.Applied()) != 0 {
 		t.Errorf("crlf: StartDelay() = %v, applied %+v", d, other.Applied())
 	}
+}
+
+// TestProcessFaults checks that the process faults leave the steps and
+// the writes alone and hand their parameters to the fake, and that bad
+// values are refused.
+func TestProcessFaults(t *testing.T) {
+	p, _ := mustParse(t, "launcher:style=gemini;grandchild:stdout=1,ignore=1,ms=2500;grandchild", 1)
+	if got := p.Launcher(); got != "gemini" {
+		t.Errorf("Launcher() = %q, want gemini", got)
+	}
+	gs := p.Grandchildren()
+	if len(gs) != 2 || !gs[0].Stdout || !gs[0].Ignore || gs[0].Life != 2500*time.Millisecond || gs[1].Stdout || gs[1].Ignore || gs[1].Life != 2*time.Minute {
+		t.Fatalf("Grandchildren() = %+v", gs)
+	}
+	back, err := ParseGrandchild(gs[0].Spec())
+	if err != nil || back.Stdout != gs[0].Stdout || back.Ignore != gs[0].Ignore || back.Life != gs[0].Life {
+		t.Errorf("ParseGrandchild(%q) = %+v, %v", gs[0].Spec(), back, err)
+	}
+	cli, steps := load(t, "codex/b_single_command.stdout.jsonl")
+	if out := p.Steps(cli, steps); !sameSteps(out, steps) {
+		t.Error("process faults changed the steps")
+	}
+	var rec recorder
+	if w := p.Stdout(&rec, func(int) {}); w != io.Writer(&rec) {
+		t.Error("process faults wrapped stdout")
+	}
+	if got := mustParseDefault(t, "launcher").Launcher(); got != "codex" {
+		t.Errorf("launcher's default style = %q, want codex", got)
+	}
+	var nilPlan *Plan
+	if nilPlan.Launcher() != "" || nilPlan.Grandchildren() != nil {
+		t.Error("a nil plan has process faults")
+	}
+	for _, bad := range []string{"launcher:style=npm", "grandchild:stdout=2", "grandchild:ms=0", "launcher:style="} {
+		if _, err := Parse(bad, 1); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+func mustParseDefault(t *testing.T, spec string) *Plan {
+	t.Helper()
+	p, err := Parse(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -35,6 +35,10 @@ const (
 	// `agentconform adapter --profile unified|shim` runs it.
 	ReferenceUnified Bug = "reference-unified"
 	ReferenceShim    Bug = "reference-shim"
+	// ReferencePatient is ReferenceUnified without a watchdog, as
+	// `agentconform adapter` runs by default: for a case whose CLI is
+	// silent longer than the watchdog on purpose (a long tool run).
+	ReferencePatient Bug = "reference-patient"
 	// Naive is the naive adapter without a bug.
 	Naive Bug = "naive"
 )
@@ -175,16 +179,31 @@ const (
 	// RestartNewSession starts Claude again after its process died, but
 	// without --resume: the next turn runs in a new session.
 	RestartNewSession Bug = "restart-new-session"
+	// NoWatchdog has no watchdog: a CLI that stalls in a turn is waited
+	// for until the caller gives up.
+	NoWatchdog Bug = "no-watchdog"
+	// WatchdogNoStop gives a silent CLI's turn up as failed but leaves the
+	// CLI running (until the session's end).
+	WatchdogNoStop Bug = "watchdog-no-stop"
+	// PidOnly signals and kills only the CLI process, never its process
+	// group, and leaves the group alone when the CLI has exited: what the
+	// CLI's tools left behind keeps running.
+	PidOnly Bug = "pid-only"
+	// WaitEOF waits for the end of the CLI's stdout before it looks at the
+	// CLI's exit: a process that inherited stdout holds the turn open for
+	// as long as it lives.
+	WaitEOF Bug = "wait-eof"
 )
 
-var serveModes = []Bug{ReferenceUnified, ReferenceShim, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
+var serveModes = []Bug{ReferenceUnified, ReferenceShim, ReferencePatient, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
 	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello,
 	ReasonAlwaysFailed, DropErrorText, PairByOrder, DeadAfterFailure, IgnoreResume, DropEarlyInterrupt, TurnCap}
 
 var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix,
 	NoRestart, RestartNewSession,
-	AllowNoInput, DenyNoMessage, ResultTextOnly, ThinkingAsText, FirstBlockPerMessage}
+	AllowNoInput, DenyNoMessage, ResultTextOnly, ThinkingAsText, FirstBlockPerMessage,
+	NoWatchdog, WatchdogNoStop, PidOnly, WaitEOF}
 
 // Modes lists every mode Main runs.
 func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }

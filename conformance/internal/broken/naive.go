@@ -82,8 +82,12 @@ func (t *naiveTurn) interrupt() {
 
 func runNaive(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
 	n := &naive{bug: bug, out: &lines{w: stdout}, stderr: stderr, env: os.Environ(), lastOK: true}
-	n.record(map[string]any{"agentconform": "hello", "profile": "unified", "agents": []string{"claude", "codex"},
-		"supports": []string{"multi_turn", "resume", "interrupt", "permission"}, "name": "agentconform-test-" + string(bug), "version": "test"})
+	hello := map[string]any{"agentconform": "hello", "profile": "unified", "agents": []string{"claude", "codex"},
+		"supports": []string{"multi_turn", "resume", "interrupt", "permission"}, "name": "agentconform-test-" + string(bug), "version": "test"}
+	if bug != NoWatchdog {
+		hello["watchdog_ms"] = naiveIdle.Milliseconds()
+	}
+	n.record(hello)
 	cmds := make(chan command)
 	go readCommands(stdin, cmds, stderr)
 	done := make(chan reference.TurnResult, 1)
@@ -459,8 +463,12 @@ func (n *naive) claudeTurn(ctx context.Context, prompt string, interrupts <-chan
 			n.stop(p)
 			return reference.TurnEnd{Interrupted: true, Err: n.claudeGone(errors.New("claude did not end the interrupted turn; stopped it"))}
 		case <-idle.C:
-			if !p.stalled() {
+			if n.bug == NoWatchdog || !p.stalled() {
 				continue
+			}
+			if n.bug == WatchdogNoStop {
+				// The bug: the turn is given up on, the CLI left as it is.
+				return reference.TurnEnd{TimedOut: true, Err: fmt.Errorf("claude wrote nothing for %s", naiveIdle)}
 			}
 			n.stop(p)
 			return reference.TurnEnd{TimedOut: true, Err: n.claudeGone(fmt.Errorf("claude wrote nothing for %s; stopped it", naiveIdle))}
@@ -482,6 +490,7 @@ func (n *naive) claudeGone(why error) error {
 	if !p.wait(naiveStopGrace) {
 		n.stop(p)
 	}
+	n.reapGroup(p)
 	if xerr := p.exitErr(); xerr != nil {
 		why = fmt.Errorf("%w (%v)", why, xerr)
 	}
@@ -582,6 +591,14 @@ func (n *naive) codexTurn(ctx context.Context, prompt string, interrupts <-chan 
 	)
 	idle := p.idle()
 	defer idle.Stop()
+	// Once the CLI has exited, what it left in its group is killed and
+	// stdout gets a moment to end: a process that inherited it may hold it
+	// open (WaitEOF: the bug, waiting for its end whatever happens).
+	exited := p.exited
+	if n.bug == WaitEOF {
+		exited = nil
+	}
+	var eofGrace <-chan time.Time
 	// stopNow ends the process at once: SIGKILL, or with SigtermOnly
 	// SIGTERM and no waiting for it.
 	stopNow := func() bool {
@@ -627,9 +644,23 @@ loop:
 				p.signal(syscall.SIGKILL)
 				escalate = nil
 			}
-		case <-idle.C:
-			if end.TimedOut || !p.stalled() {
+		case <-exited:
+			exited = nil
+			n.reapGroup(p)
+			eofGrace = time.After(naiveStopGrace)
+		case <-eofGrace:
+			if len(p.lines) > 0 || !p.quiet(naiveStopGrace) {
+				// Still reading what the CLI wrote before it exited.
+				eofGrace = time.After(naiveStopGrace / 4)
 				continue
+			}
+			break loop
+		case <-idle.C:
+			if n.bug == NoWatchdog || end.TimedOut || !p.stalled() {
+				continue
+			}
+			if n.bug == WatchdogNoStop {
+				return reference.TurnEnd{TimedOut: true, Err: fmt.Errorf("codex wrote nothing for %s", naiveIdle)}
 			}
 			end.TimedOut = true
 			if !stopNow() {
@@ -649,7 +680,7 @@ loop:
 		}
 		p.wait(0)
 	}
-	p.killGroup()
+	n.reapGroup(p)
 	switch xerr := p.exitErr(); {
 	case end.TimedOut:
 		end.Err = fmt.Errorf("codex wrote nothing for %s; killed it", naiveIdle)
@@ -692,6 +723,7 @@ func (n *naive) shutdown() error {
 		return nil // it was told to die: how it died says nothing
 	}
 	p.closeStdin()
+	defer n.reapGroup(p)
 	if !p.wait(2 * naiveStopGrace) {
 		n.stop(p)
 		if n.bug == SigtermOnly && !p.wait(-1) {
@@ -715,6 +747,7 @@ type cliProc struct {
 	exited   chan struct{}
 	err      error
 	lastRead atomic.Int64 // UnixNano of the last read from stdout
+	pidOnly  bool         // PidOnly: signals go to the process alone
 
 	stdinMu sync.Mutex
 	stdin   io.WriteCloser
@@ -738,7 +771,7 @@ func (n *naive) startCLI(name string, args []string, stdin bool) (*cliProc, erro
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = n.cwd, n.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &cliProc{name: name, cmd: cmd, lines: make(chan outLine, 64), exited: make(chan struct{})}
+	p := &cliProc{name: name, cmd: cmd, lines: make(chan outLine, 64), exited: make(chan struct{}), pidOnly: n.bug == PidOnly}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
@@ -809,6 +842,12 @@ func (p *cliProc) idle() *time.Ticker {
 
 // touch notes that the adapter handled output (or started waiting).
 func (p *cliProc) touch() { p.lastRead.Store(time.Now().UnixNano()) }
+
+// quiet reports whether nothing was read from the CLI's stdout, and no
+// line handled, for d.
+func (p *cliProc) quiet(d time.Duration) bool {
+	return time.Since(time.Unix(0, p.lastRead.Load())) >= d
+}
 
 // stalled reports whether the CLI has written nothing for naiveIdle and
 // nothing read is waiting to be handled.
@@ -906,17 +945,27 @@ func (p *cliProc) closeStdin() {
 	}
 }
 
-// signal sends sig to the process group, unless the process is reaped.
+// signal sends sig to the process group (PidOnly: to the process alone),
+// unless the process is reaped.
 func (p *cliProc) signal(sig syscall.Signal) {
 	select {
 	case <-p.exited:
 	default:
+		if p.pidOnly {
+			syscall.Kill(p.cmd.Process.Pid, sig)
+			return
+		}
 		syscall.Kill(-p.cmd.Process.Pid, sig)
 	}
 }
 
-// killGroup kills what is left of the process group.
-func (p *cliProc) killGroup() { syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) }
+// reapGroup kills what is left of the CLI's process group once the CLI
+// has exited (what its tools left behind), unless the bug is PidOnly.
+func (n *naive) reapGroup(p *cliProc) {
+	if n.bug != PidOnly && p.wait(-1) {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
 
 // wait waits up to d for the process to exit (0: until it does; < 0: not
 // at all) and reports whether it did.

@@ -16,6 +16,11 @@ import (
 	"github.com/agentconform/agentconform/conformance/reference"
 )
 
+// referenceStallTimeout is the reference adapters' watchdog here: longer
+// than the default run's (conformance.DefaultStallAfter), as the whole
+// battery runs at once in these tests, on loaded machines.
+const referenceStallTimeout = 10 * time.Second
+
 // serve runs reference.Serve as `agentconform adapter` does (SIGINT
 // interrupts, SIGTERM ends), with bug put in what it reads and writes.
 func serve(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -73,10 +78,17 @@ func serve(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
 			}
 		}
 	}()
-	err := reference.Serve(ctx, pr, out, reference.ServeOptions{
+	opts := reference.ServeOptions{
 		Profile: profile, Name: "agentconform-test-" + string(bug), Version: "test",
 		Interrupts: interrupts, Stderr: stderr, TurnTimeout: turnTimeout,
-	})
+	}
+	if bug == ReferenceUnified || bug == ReferenceShim {
+		// The reference adapter as the default run starts it: with a
+		// watchdog. The bugs are the reference's without one, so that a
+		// bug that leaves a CLI hanging shows as the runner gives up.
+		opts.StallTimeout = referenceStallTimeout
+	}
+	err := reference.Serve(ctx, pr, out, opts)
 	pr.Close()
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
