@@ -192,6 +192,9 @@ type editor struct {
 	turnDone  chan struct{} // closed when the running turn's goroutine returned
 	turnOver  bool          // the running turn wrote its turn_end
 	cancelled bool          // session/cancel was sent for the running turn
+	// earlyCancel: an interrupt came before the session existed; the
+	// session/cancel goes out right after the session's first prompt.
+	earlyCancel bool
 }
 
 func (e *editor) logf(format string, args ...any) {
@@ -255,7 +258,7 @@ func (e *editor) turnEnd(ok bool, reason, errText string) {
 func (e *editor) startTurn(run func()) {
 	done := make(chan struct{})
 	e.turnMu.Lock()
-	e.turnDone, e.cancelled, e.turnOver = done, false, false
+	e.turnDone, e.cancelled, e.turnOver, e.earlyCancel = done, false, false, false
 	e.turnMu.Unlock()
 	go func() {
 		defer close(done)
@@ -570,6 +573,17 @@ func (e *editor) call(method string, params any) (*acp.Message, error) {
 	if err := e.send(message{JSONRPC: "2.0", ID: raw, Method: method, Params: params}); err != nil {
 		return nil, err
 	}
+	if method == acp.MethodSessionPrompt {
+		e.turnMu.Lock()
+		early := e.earlyCancel
+		e.earlyCancel = false
+		e.turnMu.Unlock()
+		if early {
+			if err := e.send(message{JSONRPC: "2.0", Method: acp.MethodSessionCancel, Params: map[string]any{"sessionId": e.session}}); err != nil {
+				e.logf("session/cancel: %v", err)
+			}
+		}
+	}
 	var silence <-chan time.Time
 	if method == acp.MethodSessionPrompt {
 		t := time.NewTicker(time.Second)
@@ -620,8 +634,17 @@ func (e *editor) call(method string, params any) (*acp.Message, error) {
 
 // interrupt sends session/cancel for the running turn.
 func (e *editor) interrupt() {
-	if !e.running() || e.session == "" {
+	if !e.running() {
 		e.logf("interrupt: no running turn; ignored")
+		return
+	}
+	if e.session == "" {
+		// The turn is starting (initialize or session/new pending): an
+		// editor's user may cancel then, and the cancel must not be lost.
+		e.turnMu.Lock()
+		e.cancelled, e.earlyCancel = true, true
+		e.turnMu.Unlock()
+		e.logf("interrupt before the session exists: session/cancel follows its session/prompt")
 		return
 	}
 	e.turnMu.Lock()
