@@ -80,20 +80,27 @@ func TestClaudeSIGINTBeforeInitCaptured(t *testing.T) {
 // machine is slow to start the process.
 func afterStart(t *testing.T, f *fakecli.Fakes, d time.Duration) {
 	t.Helper()
+	awaitRecord(t, f, "start")
+	time.Sleep(d)
+}
+
+// awaitRecord waits until the fake's observation log holds a record of
+// kind: that the fake has got so far, say, before the test closes its
+// stdin (a signal and an EOF sent together reach it in either order).
+func awaitRecord(t *testing.T, f *fakecli.Fakes, kind string) {
+	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		fh, err := os.Open(f.ObserveLog)
-		if err == nil {
+		if fh, err := os.Open(f.ObserveLog); err == nil {
 			obs, _ := fakecli.ReadObservations(fh)
 			fh.Close()
 			for _, o := range obs {
-				if o.Kind == "start" {
-					time.Sleep(d)
+				if o.Kind == kind {
 					return
 				}
 			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatal("the fake logged no start record within a minute")
+	t.Fatalf("the fake logged no %s record within a minute", kind)
 }

@@ -429,6 +429,7 @@ func TestClaudeSIGTERM(t *testing.T) {
 	l.send(user("run it"))
 	l.until("result", typeIs("result"))
 	l.signal(syscall.SIGTERM)
+	awaitRecord(t, f, "signal") // before wait closes stdin
 	if r, rest := l.wait(); r.code != 143 || len(rest) != 0 {
 		t.Errorf("idle: status %d, after SIGTERM %q; want 143 and nothing", r.code, rest)
 	}
