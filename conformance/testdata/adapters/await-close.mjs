@@ -21,56 +21,13 @@
 // JSON lines handed on re-serialised, one turn_end per turn, end last,
 // exit 0 after close. A `send` resumes the session in a new process.
 
-import { spawn } from 'node:child_process';
-import readline from 'node:readline';
+import { ProcessGroup } from './process-group.mjs';
 
-import { Adapter, cliArgs, executable, log } from './_harness.mjs';
-
-// signalGroup sends sig to the process group the child leads.
-function signalGroup(child, sig) {
-  try {
-    process.kill(-child.pid, sig);
-  } catch (err) {
-    if (err.code !== 'ESRCH') log(`kill -${sig} ${child.pid}:`, err.message);
-  }
-}
-
-class AwaitClose extends Adapter {
-  runTurn(prompt) {
-    const s = this.session;
-    const child = spawn(executable(s.agent), cliArgs(s.agent, prompt, s.permission, s.id), {
-      cwd: s.cwd || process.cwd(),
-      stdio: ['ignore', 'pipe', 'inherit'],
-      detached: true,
-    });
-    const t = { child, terminal: false, error: '', spawnError: null, interrupted: '', timers: [], ...this.turnState() };
-    this.turn = t;
-    const rl = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
-    rl.on('line', (line) => this.line(t, line));
-    child.on('error', (err) => {
-      t.spawnError = err;
-    });
+// AwaitClose is process-group.mjs but for the end of the turn.
+class AwaitClose extends ProcessGroup {
+  watch(t, child) {
     child.on('close', (code, signal) => this.exited(t, code, signal));
   }
-
-  // interrupt: the base's escalation, to the whole group, until the CLI
-  // has exited.
-  interrupt(why) {
-    const t = this.turn;
-    if (!t || t.interrupted) return false;
-    t.interrupted = why;
-    const exited = () => t.child.exitCode !== null || t.child.signalCode !== null;
-    const kill = (sig) => {
-      if (!exited()) signalGroup(t.child, sig);
-    };
-    kill('SIGINT');
-    t.timers.push(
-      setTimeout(() => kill('SIGTERM'), 2000),
-      setTimeout(() => kill('SIGKILL'), 4000),
-    );
-    return true;
-  }
 }
 
-const adapter = new AwaitClose({ name: 'await-close', agents: ['codex', 'gemini', 'claude'], supports: ['interrupt'] });
-adapter.serve();
+new AwaitClose({ name: 'await-close', agents: ['codex', 'gemini', 'claude'], supports: ['interrupt'] }).serve();

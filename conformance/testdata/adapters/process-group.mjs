@@ -22,10 +22,11 @@
 
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
+import { pathToFileURL } from 'node:url';
 
 import { Adapter, cliArgs, executable, log } from './_harness.mjs';
 
-function signalGroup(child, sig) {
+export function signalGroup(child, sig) {
   try {
     process.kill(-child.pid, sig);
   } catch (err) {
@@ -33,7 +34,7 @@ function signalGroup(child, sig) {
   }
 }
 
-class ProcessGroup extends Adapter {
+export class ProcessGroup extends Adapter {
   runTurn(prompt) {
     const s = this.session;
     const child = spawn(executable(s.agent), cliArgs(s.agent, prompt, s.permission, s.id), {
@@ -43,10 +44,16 @@ class ProcessGroup extends Adapter {
     });
     const t = { child, terminal: false, error: '', spawnError: null, interrupted: '', timers: [], ...this.turnState() };
     this.turn = t;
-    let ended = false;
-    let done = null; // called once stdout has ended
     const rl = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
     rl.on('line', (line) => this.line(t, line));
+    this.watch(t, child, rl);
+  }
+
+  // watch reports the turn once the CLI has exited: what it left in its
+  // group is killed, and the rest of stdout is read for at most a second.
+  watch(t, child, rl) {
+    let ended = false;
+    let done = null; // called once stdout has ended
     rl.on('close', () => {
       ended = true;
       if (done) done();
@@ -90,5 +97,6 @@ class ProcessGroup extends Adapter {
   }
 }
 
-const adapter = new ProcessGroup({ name: 'process-group', agents: ['codex', 'gemini', 'claude'], supports: ['interrupt'] });
-adapter.serve();
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  new ProcessGroup({ name: 'process-group', agents: ['codex', 'gemini', 'claude'], supports: ['interrupt'] }).serve();
+}
