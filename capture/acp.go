@@ -434,18 +434,9 @@ func (d *driver) runACP(ctx context.Context, bin *Binary, sb *Sandbox, red *reda
 				return nil, proc, r.err
 			}
 			res := r.res
-			proc.Duration = time.Since(start)
-			proc.Exit = res.Status()
-			proc.Signal = res.Signal
-			proc.TimedOut = res.TimedOut
-			proc.Killed = res.Killed
-			if straceOut != "" {
-				leaks, err := straceLeaks(straceOut)
-				if err != nil {
-					return nil, proc, err
-				}
-				d.leaks = leaks
-				d.straced = true
+			proc.ended(res, start)
+			if err := d.readStrace(straceOut); err != nil {
+				return nil, proc, err
 			}
 			res.Transcript.Header.Argv = proc.Argv
 			res.Transcript.Steps = rpcSteps(res.Transcript.Steps)

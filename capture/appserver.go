@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -178,59 +177,12 @@ type appServerRun struct {
 
 // appServerOnce runs procs against a fresh mock, trap and sandbox.
 func appServerOnce(ctx context.Context, bin *Binary, sc Scenario, p *plan, procs []asProc, o Options) (*appServerRun, error) {
-	api, err := mock.ForCLI(bin.CLI)
+	env, err := openRun(bin, sc.Name, p, o, mockOpenAIKey)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := mock.Start(api, p.script)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.Close()
-	tr, err := startTrap()
-	if err != nil {
-		return nil, err
-	}
-	defer tr.close()
-	work := o.WorkDir
-	if work == "" {
-		work = DefaultWorkDir()
-	}
-	if work, err = filepath.Abs(work); err != nil {
-		return nil, fmt.Errorf("capture: the work directory %s: %w", o.WorkDir, err)
-	}
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		return nil, fmt.Errorf("capture: %w", err)
-	}
-	root, err := os.MkdirTemp(work, bin.CLI+"-"+sc.Name+"-")
-	if err != nil {
-		return nil, fmt.Errorf("capture: %w", err)
-	}
-	sb, err := newSandbox(root, sandboxOptions{cli: bin.CLI, mockURL: srv.URL, trapURL: tr.url, path: os.Getenv("PATH"), settings: p.settings})
-	if err != nil {
-		os.RemoveAll(root)
-		return nil, err
-	}
-	defer sb.Remove(o.KeepWork)
-	if o.KeepWork {
-		o.logf("%s/%s: sandbox kept in %s", bin.CLI, sc.Name, root)
-	}
-	for rel, content := range p.files {
-		f := filepath.Join(sb.Project, rel)
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return nil, fmt.Errorf("capture: %w", err)
-		}
-		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
-			return nil, fmt.Errorf("capture: %w", err)
-		}
-	}
-	red := redact.New(redact.Options{
-		Home: sb.Home, Cwd: sb.Project, CwdAs: ProjectPath,
-		Secrets:  append(redact.EnvSecrets(sb.Env), mockOpenAIKey),
-		Literals: redactLiterals(bin.Path),
-		Rules:    o.Redact,
-		Dirs:     machineDirs(sb),
-	})
+	defer env.close()
+	sb, red := env.sb, env.red
 	run := &appServerRun{}
 	thread := ""
 	for i, ap := range procs {
@@ -256,11 +208,8 @@ func appServerOnce(ctx context.Context, bin *Binary, sc Scenario, p *plan, procs
 		}
 	}
 	hideHostname(run.steps)
-	run.requests = srv.Requests()
-	for i := range run.requests {
-		run.requests[i].Body = nil
-	}
-	run.leaks = tr.hits()
+	run.requests = env.requests()
+	run.leaks = env.tr.hits()
 	return run, nil
 }
 
@@ -507,11 +456,7 @@ func (d *asDriver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redac
 				return nil, proc, r.err
 			}
 			res := r.res
-			proc.Duration = time.Since(start)
-			proc.Exit = res.Status()
-			proc.Signal = res.Signal
-			proc.TimedOut = res.TimedOut
-			proc.Killed = res.Killed
+			proc.ended(res, start)
 			res.Transcript.Header.Argv = proc.Argv
 			return res, proc, nil
 		}

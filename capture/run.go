@@ -225,65 +225,12 @@ type oneRun struct {
 
 // captureOnce runs procs against a fresh mock, trap and sandbox.
 func captureOnce(ctx context.Context, bin *Binary, scenario string, p *plan, procs []proc, o Options) (*oneRun, error) {
-	api, err := mock.ForCLI(bin.CLI)
+	env, err := openRun(bin, scenario, p, o, mockAnthropicKey, mockOpenAIKey, mockGeminiKey)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := mock.Start(api, p.script)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.Close()
-	tr, err := startTrap()
-	if err != nil {
-		return nil, err
-	}
-	defer tr.close()
-
-	work := o.WorkDir
-	if work == "" {
-		work = DefaultWorkDir()
-	}
-	// Absolute, so that the redactor knows the paths the CLI reports.
-	work, err = filepath.Abs(work)
-	if err != nil {
-		return nil, fmt.Errorf("capture: the work directory %s: %w", o.WorkDir, err)
-	}
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		return nil, fmt.Errorf("capture: %w", err)
-	}
-	root, err := os.MkdirTemp(work, bin.CLI+"-"+scenario+"-")
-	if err != nil {
-		return nil, fmt.Errorf("capture: %w", err)
-	}
-	sb, err := newSandbox(root, sandboxOptions{cli: bin.CLI, mockURL: srv.URL, trapURL: tr.url, path: os.Getenv("PATH"), settings: p.settings})
-	if err != nil {
-		os.RemoveAll(root)
-		return nil, err
-	}
-	defer sb.Remove(o.KeepWork)
-	if o.KeepWork {
-		o.logf("%s/%s: sandbox kept in %s", bin.CLI, scenario, root)
-	}
-	if bin.CLI == "claude" {
-		defer removeFallbackSocketDir(FallbackSocketDir(), o)()
-	}
-	for rel, content := range p.files {
-		f := filepath.Join(sb.Project, rel)
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return nil, fmt.Errorf("capture: %w", err)
-		}
-		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
-			return nil, fmt.Errorf("capture: %w", err)
-		}
-	}
-	red := redact.New(redact.Options{
-		Home: sb.Home, Cwd: sb.Project, CwdAs: ProjectPath,
-		Secrets:  append(redact.EnvSecrets(sb.Env), mockAnthropicKey, mockOpenAIKey, mockGeminiKey),
-		Literals: redactLiterals(bin.Path),
-		Rules:    o.Redact,
-		Dirs:     machineDirs(sb),
-	})
+	defer env.close()
+	sb, red := env.sb, env.red
 	run := &oneRun{}
 	session := ""
 	for i, pr := range procs {
@@ -311,12 +258,103 @@ func captureOnce(ctx context.Context, bin *Binary, scenario string, p *plan, pro
 			break
 		}
 	}
-	run.requests = srv.Requests()
-	for i := range run.requests {
-		run.requests[i].Body = nil
-	}
-	run.leaks = append(run.leaks, tr.hits()...)
+	run.requests = env.requests()
+	run.leaks = append(run.leaks, env.tr.hits()...)
 	return run, nil
+}
+
+// runEnv is what one capture run happens in: the mock model API, the trap
+// that records any attempt to reach the internet, a sandbox holding the
+// plan's files, and the redactor for its paths and secrets.
+type runEnv struct {
+	srv   *mock.Server
+	tr    *trap
+	sb    *Sandbox
+	red   *redact.Redactor
+	close func()
+}
+
+// openRun sets up one run of bin for the plan (name names its sandbox);
+// secrets are the mock keys to redact besides those of the environment.
+// close undoes it all.
+func openRun(bin *Binary, name string, p *plan, o Options, secrets ...string) (*runEnv, error) {
+	api, err := mock.ForCLI(bin.CLI)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := mock.Start(api, p.script)
+	if err != nil {
+		return nil, err
+	}
+	undo := []func(){func() { srv.Close() }}
+	closeAll := func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	fail := func(err error) (*runEnv, error) {
+		closeAll()
+		return nil, err
+	}
+	tr, err := startTrap()
+	if err != nil {
+		return fail(err)
+	}
+	undo = append(undo, tr.close)
+
+	work := o.WorkDir
+	if work == "" {
+		work = DefaultWorkDir()
+	}
+	// Absolute, so that the redactor knows the paths the CLI reports.
+	if work, err = filepath.Abs(work); err != nil {
+		return fail(fmt.Errorf("capture: the work directory %s: %w", o.WorkDir, err))
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return fail(fmt.Errorf("capture: %w", err))
+	}
+	root, err := os.MkdirTemp(work, bin.CLI+"-"+name+"-")
+	if err != nil {
+		return fail(fmt.Errorf("capture: %w", err))
+	}
+	sb, err := newSandbox(root, sandboxOptions{cli: bin.CLI, mockURL: srv.URL, trapURL: tr.url, path: os.Getenv("PATH"), settings: p.settings})
+	if err != nil {
+		os.RemoveAll(root)
+		return fail(err)
+	}
+	undo = append(undo, func() { sb.Remove(o.KeepWork) })
+	if o.KeepWork {
+		o.logf("%s/%s: sandbox kept in %s", bin.CLI, name, root)
+	}
+	if bin.CLI == "claude" {
+		undo = append(undo, removeFallbackSocketDir(FallbackSocketDir(), o))
+	}
+	for rel, content := range p.files {
+		f := filepath.Join(sb.Project, rel)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			return fail(fmt.Errorf("capture: %w", err))
+		}
+		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+			return fail(fmt.Errorf("capture: %w", err))
+		}
+	}
+	red := redact.New(redact.Options{
+		Home: sb.Home, Cwd: sb.Project, CwdAs: ProjectPath,
+		Secrets:  append(redact.EnvSecrets(sb.Env), secrets...),
+		Literals: redactLiterals(bin.Path),
+		Rules:    o.Redact,
+		Dirs:     machineDirs(sb),
+	})
+	return &runEnv{srv: srv, tr: tr, sb: sb, red: red, close: closeAll}, nil
+}
+
+// requests are the model requests the run made, without their bodies.
+func (e *runEnv) requests() []mock.Request {
+	r := e.srv.Requests()
+	for i := range r {
+		r[i].Body = nil
+	}
+	return r
 }
 
 // mergeInterrupted joins a run left alone (main) and a run interrupted by
@@ -659,23 +697,38 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 				return nil, proc, r.err
 			}
 			res := r.res
-			proc.Duration = time.Since(start)
-			proc.Exit = res.Status()
-			proc.Signal = res.Signal
-			proc.TimedOut = res.TimedOut
-			proc.Killed = res.Killed
-			if straceOut != "" {
-				leaks, err := straceLeaks(straceOut)
-				if err != nil {
-					return nil, proc, err
-				}
-				d.leaks = leaks
-				d.straced = true
+			proc.ended(res, start)
+			if err := d.readStrace(straceOut); err != nil {
+				return nil, proc, err
 			}
 			res.Transcript.Header.Argv = proc.Argv
 			return res, proc, nil
 		}
 	}
+}
+
+// readStrace takes the connections outside loopback from the strace
+// output of a process run under --strace (none when out is "").
+func (d *driver) readStrace(out string) error {
+	if out == "" {
+		return nil
+	}
+	leaks, err := straceLeaks(out)
+	if err != nil {
+		return err
+	}
+	d.leaks, d.straced = leaks, true
+	return nil
+}
+
+// ended records how a process ended: its duration since start, exit
+// status, signal, and whether it timed out or was killed.
+func (p *Process) ended(res *recorder.Result, start time.Time) {
+	p.Duration = time.Since(start)
+	p.Exit = res.Status()
+	p.Signal = res.Signal
+	p.TimedOut = res.TimedOut
+	p.Killed = res.Killed
 }
 
 // requestID makes the next client request id, as the Python SDK does
