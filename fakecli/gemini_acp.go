@@ -345,19 +345,14 @@ func (r *acpReplay) delay(st *transcript.Step) flow {
 			r.pc++
 			return flowNone
 		}
-		for _, c := range st.Cases {
-			if m.obj == nil {
-				break
+		if c, ok := matchCase(st, m, r.vars); ok {
+			r.logStdin(m, st.Line)
+			r.capture(st, m)
+			if m.obj["method"] == acp.MethodSessionCancel {
+				r.cancelled = false // the transcript says what follows
 			}
-			if ok, _ := transcript.Match(c.Match, m.obj, r.vars); ok {
-				r.logStdin(m, st.Line)
-				r.capture(st, m)
-				if m.obj["method"] == acp.MethodSessionCancel {
-					r.cancelled = false // the transcript says what follows
-				}
-				r.pc = r.labels[c.Goto]
-				return flowJump
-			}
+			r.pc = r.labels[c.Goto]
+			return flowJump
 		}
 		if f := r.builtin(m, st); f != flowNone {
 			return f
@@ -536,14 +531,9 @@ func (r *acpReplay) consume(st *transcript.Step, m *stdinMsg) flow {
 		r.pc++
 		return r.skipToPromptEnd()
 	}
-	for _, c := range st.Cases {
-		if m.obj == nil {
-			break
-		}
-		if ok, _ := transcript.Match(c.Match, m.obj, r.vars); ok {
-			r.pc = r.labels[c.Goto]
-			return flowJump
-		}
+	if c, ok := matchCase(st, m, r.vars); ok {
+		r.pc = r.labels[c.Goto]
+		return flowJump
 	}
 	r.pc++
 	return flowNone

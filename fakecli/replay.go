@@ -560,11 +560,17 @@ func (e *engine) delayCases() bool {
 // delayCase returns the first case of a delay step that a stdin line
 // matches.
 func (e *engine) delayCase(st *transcript.Step, m *stdinMsg) (transcript.Case, bool) {
+	return matchCase(st, m, e.vars)
+}
+
+// matchCase returns the first of a step's cases that a stdin line
+// matches (a line that is no JSON object matches none).
+func matchCase(st *transcript.Step, m *stdinMsg, vars transcript.Vars) (transcript.Case, bool) {
 	if m.obj == nil {
 		return transcript.Case{}, false
 	}
 	for _, c := range st.Cases {
-		if ok, _ := transcript.Match(c.Match, m.obj, e.vars); ok {
+		if ok, _ := transcript.Match(c.Match, m.obj, vars); ok {
 			return c, true
 		}
 	}
@@ -666,14 +672,9 @@ func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 			return f
 		}
 	}
-	for _, c := range st.Cases {
-		if m.obj == nil {
-			break
-		}
-		if ok, _ := transcript.Match(c.Match, m.obj, e.vars); ok {
-			e.pc = e.labels[c.Goto]
-			return flowJump
-		}
+	if c, ok := matchCase(st, m, e.vars); ok {
+		e.pc = e.labels[c.Goto]
+		return flowJump
 	}
 	e.pc++
 	return flowNone
