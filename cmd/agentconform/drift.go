@@ -268,16 +268,23 @@ func transcriptRuns(runs []*captureRun, ts []*transcript.Transcript, dir string)
 }
 
 func printDrift(w io.Writer, b capture.Baseline, reports []*capture.DriftReport, accepted []*capture.Accepted) {
-	n := 0
+	n, alone := 0, 0
 	for _, r := range reports {
 		head := fmt.Sprintf("%s/%s %s", r.CLI, r.Scenario, r.Version)
 		switch {
 		case r.Baseline == "":
-			head += ": no baseline in " + b.Name()
+			// Only validated: nothing was compared, so "no drift" would
+			// claim what was not checked.
+			alone++
+			head += ": no baseline in " + b.Name() + ", shape not compared (validated only)"
 		default:
 			head += fmt.Sprintf(" vs %s (%s %s)", r.Baseline, r.BaselineSource, r.BaselineVersion)
 		}
 		if !r.Drifted() {
+			if r.Baseline == "" {
+				fmt.Fprintf(w, "%s: valid\n", head)
+				continue
+			}
 			fmt.Fprintf(w, "%s: no drift\n", head)
 			for _, s := range r.NotCompared {
 				fmt.Fprintf(w, "    . not compared: %s\n", s)
@@ -299,7 +306,11 @@ func printDrift(w io.Writer, b capture.Baseline, reports []*capture.DriftReport,
 			fmt.Fprintf(w, "    . not compared: %s\n", s)
 		}
 	}
-	fmt.Fprintf(w, "%d of %d captures drifted from %s\n", n, len(reports), b.Name())
+	fmt.Fprintf(w, "%d of %d captures drifted from %s", n, len(reports), b.Name())
+	if alone > 0 {
+		fmt.Fprintf(w, "; %d had no baseline there and were only validated", alone)
+	}
+	fmt.Fprintln(w)
 	for _, a := range accepted {
 		fmt.Fprintf(w, "accepted %s %s: wrote %s (from %s), %d additions\n", a.CLI, a.Version, strings.Join(a.Files, ", "), a.Base, len(a.Added))
 		for _, s := range a.Added {
