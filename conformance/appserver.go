@@ -131,11 +131,7 @@ func appServerCases(agents []string) ([]*Case, error) {
 			cases = append(cases, &deny)
 		}
 		if scenario == "unicode" {
-			split := *c
-			split.ID = c.ID + "/split-characters"
-			split.Faults = "slicer:utf8=1,delay_us=10000"
-			split.Description = "every multibyte character on stdout written in two pieces 10 ms apart: a client that decodes each read by itself turns it into U+FFFD"
-			cases = append(cases, &split)
+			cases = append(cases, withSplitCharacters(c))
 		}
 	}
 	if t := byScenario["single-tool"]; t != nil {

@@ -128,13 +128,7 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 				cases = append(cases, &then)
 			}
 			if scenario == "unicode" {
-				// A pipe hands a reader what has been written so far: a
-				// character written in two pieces arrives in two reads.
-				split := *c
-				split.ID = fx.Name + "/split-characters"
-				split.Faults = "slicer:utf8=1,delay_us=10000"
-				split.Description = "every multibyte character on stdout written in two pieces 10 ms apart (long enough that even a busy reader gets two reads), so that a reader gets it split across two reads: an adapter that decodes each read by itself turns it into U+FFFD"
-				cases = append(cases, &split)
+				cases = append(cases, withSplitCharacters(c))
 			}
 			if result := map[string]string{"claude": "user", "gemini": "tool_result"}[agent]; scenario == "multi-tool" && result != "" {
 				// Claude Code and Gemini CLI run the tool calls of one
@@ -320,4 +314,17 @@ func matchCase(id string, globs []string) bool {
 func TranscriptCase(t *transcript.Transcript, file string) *Case {
 	return &Case{ID: "transcript/" + t.Header.CLI + "/" + sanitize(path.Base(file)), Agent: t.Header.CLI, Transcript: file,
 		Permission: "allow", Prompts: Prompts(t), Description: t.Header.Description, CLIVersion: t.Header.CLIVersion}
+}
+
+// withSplitCharacters is c with every multibyte character on stdout written in
+// two pieces 10 ms apart: a pipe hands a reader what has been written so
+// far, so the character arrives in two reads (10 ms is long enough that
+// even a busy reader gets two), and a program that decodes each read by
+// itself turns it into U+FFFD.
+func withSplitCharacters(c *Case) *Case {
+	split := *c
+	split.ID = c.ID + "/split-characters"
+	split.Faults = "slicer:utf8=1,delay_us=10000"
+	split.Description = "every multibyte character on stdout written in two pieces 10 ms apart, so that a reader gets it split across two reads: a program that decodes each read by itself turns it into U+FFFD"
+	return &split
 }
