@@ -298,19 +298,9 @@ func (d *driver) runACP(ctx context.Context, bin *Binary, sb *Sandbox, red *reda
 		cfg.Argv = append([]string{"strace", "-f", "-qq", "-e", "trace=connect", "-o", straceOut, bin.Path}, d.p.args...)
 		cfg.Path = o.Strace
 	}
-	rctx, cancel := context.WithCancel(ctx)
+	done, cancel := record(ctx, cfg, feed)
 	defer cancel()
-	type recorded struct {
-		res *recorder.Result
-		err error
-	}
-	done := make(chan recorded, 1)
 	start := time.Now()
-	go func() {
-		res, err := recorder.Record(rctx, cfg)
-		feed.Close()
-		done <- recorded{res, err}
-	}()
 
 	c := &acpClient{d: d, pending: map[string]string{}}
 	caps := map[string]any{"fs": map[string]any{"readTextFile": s.fs, "writeTextFile": s.fs}, "terminal": false}

@@ -330,19 +330,9 @@ func (d *asDriver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redac
 		Env: sb.Env, Dir: sb.Project, Stdin: pr, Stdout: feed, Stderr: io.Discard,
 		Timeout: timeout, Redactor: red, KillGrace: 5 * time.Second, DrainWait: 2 * time.Second,
 	}
-	rctx, cancel := context.WithCancel(ctx)
+	done, cancel := record(ctx, cfg, feed)
 	defer cancel()
-	type recorded struct {
-		res *recorder.Result
-		err error
-	}
-	done := make(chan recorded, 1)
 	start := time.Now()
-	go func() {
-		res, err := recorder.Record(rctx, cfg)
-		feed.Close()
-		done <- recorded{res, err}
-	}()
 	d.request("initialize", map[string]any{
 		"clientInfo":   map[string]any{"name": "agentconform_capture", "title": "agentconform capture", "version": "1.0.0"},
 		"capabilities": map[string]any{"experimentalApi": false},

@@ -592,19 +592,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		cfg.Stdin = pr
 		d.stdin = pw
 	}
-	rctx, cancel := context.WithCancel(ctx)
+	done, cancel := record(ctx, cfg, feed)
 	defer cancel()
-	type recorded struct {
-		res *recorder.Result
-		err error
-	}
-	done := make(chan recorded, 1)
 	start := time.Now()
-	go func() {
-		res, err := recorder.Record(rctx, cfg)
-		feed.Close()
-		done <- recorded{res, err}
-	}()
 	if d.p.stdin == stdinJSON {
 		if d.p.initialize {
 			d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "initialize", "hooks": nil}})
@@ -705,6 +695,26 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 			return res, proc, nil
 		}
 	}
+}
+
+// recorded is how a recorded process ended.
+type recorded struct {
+	res *recorder.Result
+	err error
+}
+
+// record runs cfg in the background (recorder.Record) and closes feed, the
+// driver's copy of stdout, when it ends; cancel stops it (its process
+// group is killed).
+func record(ctx context.Context, cfg recorder.Config, feed io.Closer) (done <-chan recorded, cancel func()) {
+	rctx, cancel := context.WithCancel(ctx)
+	ch := make(chan recorded, 1)
+	go func() {
+		res, err := recorder.Record(rctx, cfg)
+		feed.Close()
+		ch <- recorded{res, err}
+	}()
+	return ch, cancel
 }
 
 // readStrace takes the connections outside loopback from the strace
