@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentconform/agentconform/finding"
+	"github.com/agentconform/agentconform/schemas"
 )
 
 // Sources of the rules: sections of docs/protocols/acp.md.
@@ -20,6 +21,8 @@ const (
 	srcToolCalls    = "docs/protocols/acp.md#tool-calls"
 	srcPermission   = "docs/protocols/acp.md#permission"
 	srcSchema       = "docs/protocols/acp.md#schema"
+	srcProfiles     = "docs/protocols/acp.md#profiles"
+	srcOneSide      = "docs/protocols/acp.md#one-direction-logs"
 )
 
 // The rules of an ACP session (Check).
@@ -36,8 +39,14 @@ var (
 		Requirement: "The client sends initialize first, and no session request before initialize has been answered."}
 	RuleSessionKnown = &finding.Rule{ID: "acp/session/known", Level: finding.Must, Source: srcSessions,
 		Requirement: "session/prompt, session/cancel and session/update name a session that session/new created or session/load (or session/resume) named."}
+	// RuleLoadHistory is the spec profile's: what the protocol says.
 	RuleLoadHistory = &finding.Rule{ID: "acp/session/history-before-load-response", Level: finding.Must, Source: srcSessions,
-		Requirement: "The agent replays the whole conversation of a loaded session before it answers session/load: no message chunk or tool call of the history comes after the response."}
+		Requirement: "Spec profile: the agent replays the whole conversation of a loaded session before it answers session/load: no message chunk or tool call of the history comes after the response."}
+	// RuleLoadHistoryObserved is the observed profile's in its place: what
+	// Gemini CLI 0.61.0 does (it answers session/load before the replay
+	// ends), recorded as a note.
+	RuleLoadHistoryObserved = &finding.Rule{ID: "acp/session/history-after-load-response", Level: finding.Info, Source: srcProfiles,
+		Requirement: "Observed profile: the agent may go on replaying a loaded session's history after it has answered session/load, as Gemini CLI 0.61.0 does; noted, not a violation (the spec profile judges it by acp/session/history-before-load-response)."}
 	RuleStopReason = &finding.Rule{ID: "acp/prompt/stop-reason", Level: finding.Must, Source: srcStopReasons,
 		Requirement: "Every session/prompt ends with one response: a result whose stopReason is end_turn, max_tokens, max_turn_requests, refusal or cancelled, or a JSON-RPC error."}
 	RuleCancelled = &finding.Rule{ID: "acp/prompt/cancelled", Level: finding.Must, Source: srcCancellation,
@@ -52,11 +61,26 @@ var (
 		Requirement: "Once the client has sent session/cancel, it answers the session's pending session/request_permission requests with the cancelled outcome."}
 	RuleSchema = &finding.Rule{ID: "acp/schema", Level: finding.Must, Source: srcSchema,
 		Requirement: "The params of every request and notification, and the result of every response, are valid under the ACP schema for its method."}
+
+
+	// RuleOneSide records that a log holds the agent's lines alone (its
+	// stdout, as a user tees it): what needs the client's lines is not
+	// judged (AgentOnlyNotJudged).
+	RuleOneSide = &finding.Rule{ID: "acp/log/agent-only", Level: finding.Info, Source: srcOneSide,
+		Requirement: "A log of the agent's lines alone is judged on what one direction shows: framing, the schema of the agent's messages and of the results that say what they answer, stop reasons, tool calls finished by the response that ends their turn."}
 )
 
 // Rules lists every rule of the package.
 var Rules = []*finding.Rule{RuleMessage, RuleResponsePairs, RuleIDUnique, RuleAnswered, RuleInitializeFirst, RuleSessionKnown,
-	RuleLoadHistory, RuleStopReason, RuleCancelled, RuleCancelNotification, RuleToolFinal, RuleToolLate, RulePermissionCancelled, RuleSchema}
+	RuleLoadHistory, RuleLoadHistoryObserved, RuleStopReason, RuleCancelled, RuleCancelNotification, RuleToolFinal, RuleToolLate,
+	RulePermissionCancelled, RuleSchema, RuleOneSide}
+
+// AgentOnlyNotJudged are the rules a log of the agent's lines alone
+// cannot be judged by: each needs what the client sent (the requests a
+// response answers, the client's cancel, its answers, the session it
+// loaded).
+var AgentOnlyNotJudged = []*finding.Rule{RuleResponsePairs, RuleIDUnique, RuleAnswered, RuleInitializeFirst, RuleSessionKnown,
+	RuleLoadHistory, RuleLoadHistoryObserved, RuleCancelled, RuleCancelNotification, RulePermissionCancelled}
 
 // CheckOptions tune Check.
 type CheckOptions struct {
@@ -67,11 +91,27 @@ type CheckOptions struct {
 	Partial bool
 	// Schema validates params and results; nil skips RuleSchema.
 	Schema *SchemaValidator
+	// Profile says whose word the rules take where the protocol and the
+	// real agent disagree: "" or schemas.Spec the protocol's (a history
+	// replayed after the session/load response breaks
+	// RuleLoadHistory), schemas.Observed what Gemini CLI 0.61.0 does (the
+	// same history is a note of RuleLoadHistoryObserved).
+	Profile schemas.Profile
+	// AgentOnly says the trace holds the agent's lines alone (every entry
+	// From Agent): the log of its stdout. The rules that need the client's
+	// lines (AgentOnlyNotJudged) are not judged; a response is known for
+	// what it answers only by what it carries (a stopReason answers
+	// session/prompt, a protocolVersion initialize), and a turn ends at a
+	// response with a stopReason.
+	AgentOnly bool
 }
 
 // Check returns what the trace breaks of the rules, in entry order; file
 // names the source in every finding.
 func Check(t *Trace, file string, o CheckOptions) []finding.Finding {
+	if o.AgentOnly {
+		return checkAgentOnly(t, file, o)
+	}
 	var out []finding.Finding
 	at := func(r *finding.Rule, i int, ptr, msg, expected, actual string) {
 		f := finding.Finding{Rule: r, File: file, Pointer: ptr, Message: msg, Expected: expected, Actual: actual}
@@ -169,6 +209,10 @@ func Check(t *Trace, file string, o CheckOptions) []finding.Finding {
 		}
 	}
 	for _, i := range t.LateHistory {
+		if o.Profile == schemas.Observed {
+			at(RuleLoadHistoryObserved, i, "/params/update/sessionUpdate", "a history update of the loaded session came after the session/load response, as Gemini CLI 0.61.0 sends it (the spec profile makes this a violation)", "the history before the response (spec); after it as well (observed)", desc(i))
+			continue
+		}
 		at(RuleLoadHistory, i, "/params/update/sessionUpdate", "a history update of the loaded session came after the session/load response", "the history before the response", desc(i))
 	}
 	checkPermissionAfterCancel(t, at)

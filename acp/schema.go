@@ -125,6 +125,53 @@ type SchemaProblem struct {
 // error) of responses. Extension methods (a leading underscore) and
 // methods the schema does not define are left alone.
 func (v *SchemaValidator) Check(t *Trace) []SchemaProblem {
+	return v.check(t, func(i int) (string, Side, bool) {
+		c := t.CallAt(i)
+		if c == nil {
+			return "", "", false
+		}
+		return c.Method, c.From, true
+	})
+}
+
+// CheckAgentOnly is Check for a log of the agent's lines alone (its
+// stdout): requests and notifications are judged as Check judges them,
+// and a response only when what it carries says which request it answers
+// (AnsweredBy), or when it is an error (every error has one schema).
+func (v *SchemaValidator) CheckAgentOnly(t *Trace) []SchemaProblem {
+	return v.check(t, func(i int) (string, Side, bool) {
+		m := t.Entries[i].Msg
+		if m.Error != nil {
+			return "", Client, true
+		}
+		method := AnsweredBy(m.Result)
+		return method, Client, method != ""
+	})
+}
+
+// AnsweredBy is the method of the client's request that an agent's result
+// answers, when the result alone says so: a stopReason is only in a
+// session/prompt result, a protocolVersion only in initialize's (the
+// schema's PromptResponse and InitializeResponse require them, and no
+// other result has them); "" otherwise.
+func AnsweredBy(result json.RawMessage) string {
+	var r map[string]json.RawMessage
+	if json.Unmarshal(result, &r) != nil {
+		return ""
+	}
+	switch {
+	case r["stopReason"] != nil:
+		return MethodSessionPrompt
+	case r["protocolVersion"] != nil:
+		return MethodInitialize
+	}
+	return ""
+}
+
+// check validates the messages of t; methodOf says which request a
+// response at an index answers (its method, and who sent it), false when
+// that is not known.
+func (v *SchemaValidator) check(t *Trace, methodOf func(i int) (string, Side, bool)) []SchemaProblem {
 	var out []SchemaProblem
 	for i, e := range t.Entries {
 		m := e.Msg
@@ -142,16 +189,16 @@ func (v *SchemaValidator) Check(t *Trace) []SchemaProblem {
 				raw = json.RawMessage("{}")
 			}
 		case Response:
-			c := t.CallAt(i)
-			if c == nil {
+			method, asker, ok := methodOf(i)
+			if !ok {
 				continue
 			}
 			if m.Error != nil {
-				s, base, what = v.errSchema, "/error", c.Method+" error"
+				s, base, what = v.errSchema, "/error", strings.TrimSpace(method+" error")
 				raw, _ = json.Marshal(m.Error)
 			} else {
-				s, raw, base = v.results[string(c.From.Other())+" "+c.Method], m.Result, "/result"
-				what = c.Method + " result"
+				s, raw, base = v.results[string(asker.Other())+" "+method], m.Result, "/result"
+				what = method + " result"
 			}
 		}
 		if s == nil {

@@ -28,6 +28,10 @@ type Path struct {
 	Name string
 	// Processes are the entries of each process part, in order.
 	Processes [][]Entry
+	// Exits say how each process part ended on the path: its exit code
+	// ("0"), the signal it died of ("SIGTERM"), or "" when the path
+	// reached no exit step.
+	Exits []string
 }
 
 // maxPaths bounds how many paths Paths follows.
@@ -88,6 +92,7 @@ func walk(t *transcript.Transcript, labels map[string]int, b *branchPoint) (Path
 		p.Name = b.name
 	}
 	var cur []Entry
+	exit := ""
 	vars := transcript.Vars{}
 	taken := false
 	sigArmed := false
@@ -142,9 +147,14 @@ func walk(t *transcript.Transcript, labels map[string]int, b *branchPoint) (Path
 			continue
 		case transcript.OpNextProcess:
 			p.Processes = append(p.Processes, cur)
-			cur = nil
+			p.Exits = append(p.Exits, exit)
+			cur, exit = nil, ""
 			vars = transcript.Vars{}
 		case transcript.OpExit, transcript.OpExitSignal:
+			exit = st.Signal
+			if st.Op == transcript.OpExit {
+				exit = fmt.Sprint(st.Code)
+			}
 			// The process ends; the next one (a session loaded in a new
 			// process) starts after the next next_process step.
 			next := len(t.Steps)
@@ -165,7 +175,7 @@ func walk(t *transcript.Transcript, labels map[string]int, b *branchPoint) (Path
 		}
 		pc++
 	}
-	return Path{Name: p.Name, Processes: append(p.Processes, cur)}, nil
+	return Path{Name: p.Name, Processes: append(p.Processes, cur), Exits: append(p.Exits, exit)}, nil
 }
 
 func tms(st transcript.Step) int64 {

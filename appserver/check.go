@@ -41,12 +41,23 @@ var (
 		Requirement: "In a turn that completes normally every item/started has its item/completed before turn/completed (an interrupted turn may leave a running command without one)."}
 	RuleInitializeFirst = &finding.Rule{ID: "appserver/initialize-first", Level: finding.Must, Source: src("initialize"),
 		Requirement: "The client's first request is initialize, sent once per connection."}
+	// RuleOneSide records that a log holds the server's lines alone (its
+	// stdout, as a user tees it): what needs the client's lines is not
+	// judged (ServerOnlyNotJudged).
+	RuleOneSide = &finding.Rule{ID: "appserver/log/server-only", Level: finding.Info, Source: src("one-direction-logs"),
+		Requirement: "A log of the server's lines alone is judged on what one direction shows: framing, the schema of the server's notifications and requests and of its errors, turns and items."}
 )
+
+// ServerOnlyNotJudged are the rules a log of the server's lines alone
+// cannot be judged by: each needs what the client sent (the requests the
+// server's responses answer, the client's answers to the server's
+// requests, its initialize).
+var ServerOnlyNotJudged = []*finding.Rule{RuleIDReused, RuleResponseUnmatched, RuleRequestUnanswered, RuleServerRequestUnanswered, RuleInitializeFirst}
 
 // Rules lists every rule, for catalogues.
 func Rules() []*finding.Rule {
 	return []*finding.Rule{RuleMessage, RuleSchema, RuleUnknownMethod, RuleIDReused, RuleResponseUnmatched, RuleRequestUnanswered,
-		RuleServerRequestUnanswered, RuleTurnCompleted, RuleTurnOrder, RuleItemCompleted, RuleInitializeFirst}
+		RuleServerRequestUnanswered, RuleTurnCompleted, RuleTurnOrder, RuleItemCompleted, RuleInitializeFirst, RuleOneSide}
 }
 
 // Dir is the direction of a message.
@@ -79,6 +90,10 @@ const (
 	EvStdinClosed
 	// EvExit is the server's exit: the end of one process.
 	EvExit
+	// EvEnd is the end of a log (a wire copy, a tee of stdout) that does
+	// not record the server's exit: it is judged as the exit is, in words
+	// that say the log ended.
+	EvEnd
 )
 
 // Event is one thing that happened in a session, located in its log.
@@ -95,6 +110,10 @@ type Event struct {
 	// Partial marks a client message that a transcript holds only as a
 	// match (the fields a replay requires): it is not judged by schema.
 	Partial bool
+	// Exit is how the server ended at an EvExit of a transcript: its exit
+	// code ("0") or the signal it died of; "" when the path reached no
+	// exit step.
+	Exit string
 }
 
 // pending is an unanswered request.
@@ -121,6 +140,12 @@ type Checker struct {
 	File string
 	// Report receives each finding.
 	Report func(finding.Finding)
+	// ServerOnly says the log holds the server's lines alone (its stdout):
+	// the rules that need the client's lines (ServerOnlyNotJudged) are
+	// not judged, a response is judged only when it is an error (every
+	// error has one schema; a result's schema depends on the request it
+	// answers), and a turn begins at its turn/started.
+	ServerOnly bool
 
 	clientPending map[string]pending // client requests awaiting the server
 	serverPending map[string]pending // server requests awaiting the client
@@ -156,7 +181,7 @@ func (c *Checker) Event(ev Event) {
 	case EvStdinClosed:
 		c.stdinClosed = true
 		return
-	case EvExit:
+	case EvExit, EvEnd:
 		c.exit(ev)
 		c.Reset()
 		return
@@ -187,7 +212,7 @@ func (c *Checker) request(ev Event, m *transcript.RPCMessage) {
 	if ev.Dir == FromServer {
 		mine, other = c.serverPending, "server"
 	}
-	if p, ok := mine[m.ID]; ok {
+	if p, ok := mine[m.ID]; ok && !c.ServerOnly {
 		c.report(RuleIDReused, ev, "/id", fmt.Sprintf("the %s reuses id %s while its %s request of line %d is unanswered", other, m.ID, p.method, p.line))
 	}
 	if ev.Dir == FromClient {
@@ -206,6 +231,16 @@ func (c *Checker) response(ev Event, m *transcript.RPCMessage) {
 	theirs, asker := c.serverPending, "server"
 	if ev.Dir == FromServer {
 		theirs, asker = c.clientPending, "client"
+	}
+	if c.ServerOnly {
+		// The request it answers is not in the log: only an error's
+		// object has a schema of its own.
+		if m.Kind == transcript.RPCError && c.Schema != nil && c.Schema.errorObj != nil {
+			for _, pr := range check(c.Schema.errorObj, m.Obj["error"], "/error") {
+				c.report(RuleSchema, ev, pr.Pointer, fmt.Sprintf("an error of the server: %s", pr.Message))
+			}
+		}
+		return
 	}
 	p, ok := theirs[m.ID]
 	if !ok {
@@ -320,23 +355,30 @@ func (c *Checker) notification(ev Event, m *transcript.RPCMessage) {
 	}
 }
 
-// exit ends a process: what is still unanswered or running now stays so.
+// exit ends a process (or the log): what is still unanswered or running
+// now stays so.
 func (c *Checker) exit(ev Event) {
-	for _, id := range sortedKeys(c.clientPending) {
-		p := c.clientPending[id]
-		c.report(RuleRequestUnanswered, Event{Line: p.line, Offset: p.offset}, "/id",
-			fmt.Sprintf("the client's %s request (id %s) was never answered: the server exited (line %d)", p.method, id, ev.Line))
+	ended := fmt.Sprintf("the server exited (line %d)", ev.Line)
+	if ev.Kind == EvEnd {
+		ended = fmt.Sprintf("the log ends (line %d)", ev.Line)
 	}
-	for _, id := range sortedKeys(c.serverPending) {
-		p := c.serverPending[id]
-		c.report(RuleServerRequestUnanswered, Event{Line: p.line, Offset: p.offset}, "/id",
-			fmt.Sprintf("the server's %s request (id %s) was never answered before the server exited (line %d)", p.method, id, ev.Line))
+	if !c.ServerOnly {
+		for _, id := range sortedKeys(c.clientPending) {
+			p := c.clientPending[id]
+			c.report(RuleRequestUnanswered, Event{Line: p.line, Offset: p.offset}, "/id",
+				fmt.Sprintf("the client's %s request (id %s) was never answered: %s", p.method, id, ended))
+		}
+		for _, id := range sortedKeys(c.serverPending) {
+			p := c.serverPending[id]
+			c.report(RuleServerRequestUnanswered, Event{Line: p.line, Offset: p.offset}, "/id",
+				fmt.Sprintf("the server's %s request (id %s) was never answered before %s", p.method, id, ended))
+		}
 	}
 	for _, id := range c.turnOrder {
 		t := c.turns[id]
 		if !t.completed {
 			c.report(RuleTurnCompleted, Event{Line: t.line, Offset: t.offset}, "",
-				fmt.Sprintf("turn %s has no turn/completed: the server exited (line %d)", id, ev.Line))
+				fmt.Sprintf("turn %s has no turn/completed: %s", id, ended))
 		}
 	}
 }

@@ -270,6 +270,13 @@ func (s *Schema) Methods(kind string) []string {
 	return out
 }
 
+// ClientMethod reports whether the bundle names method as one the client
+// sends (a client request or notification): what tells the client's
+// lines from the server's in a log without directions.
+func (s *Schema) ClientMethod(method string) bool {
+	return s.clientRequests[method] != nil || s.clientNotifications[method] != nil
+}
+
 // Problem is one way a message breaks its schema.
 type Problem struct {
 	// Pointer locates the offending value in the message.

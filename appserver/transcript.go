@@ -114,6 +114,10 @@ func Events(path []transcript.Step) []Event {
 			ev.Kind = EvStdinClosed
 		case transcript.OpExit, transcript.OpExitSignal:
 			ev.Kind = EvExit
+			ev.Exit = st.Signal
+			if st.Op == transcript.OpExit {
+				ev.Exit = strconv.Itoa(st.Code)
+			}
 			ended = true
 		default:
 			continue
@@ -135,11 +139,11 @@ func Events(path []transcript.Step) []Event {
 // on. The fake jumps there whenever turn/interrupt comes before it.
 const InterruptLabel = "interrupted"
 
-// interruptPoints are where a path may enter the InterruptLabel branch:
+// InterruptPoints are where a path may enter the InterruptLabel branch:
 // at each delay_ms step before the label (a fixture's window for the
 // client to interrupt), else after the first item/started of a
 // commandExecution (where a capture's client interrupted).
-func interruptPoints(steps []transcript.Step) map[int]bool {
+func InterruptPoints(steps []transcript.Step) map[int]bool {
 	at, ok := transcript.Labels(steps)[InterruptLabel]
 	if !ok {
 		return nil
@@ -164,12 +168,12 @@ func interruptPoints(steps []transcript.Step) map[int]bool {
 // stepPaths lists the steps along every path through one process part:
 // an "in" step with cases continues at each case's label and also falls
 // through; goto jumps; an on_signal goto is a branch from where it is set,
-// and so is the interrupt branch from its interruptPoints;
+// and so is the interrupt branch from its InterruptPoints;
 // a path ends at exit or exit_signal, or when it would revisit a step. It
 // reports whether paths were cut at maxPaths.
 func stepPaths(steps []transcript.Step) ([][]transcript.Step, bool) {
 	labels := transcript.Labels(steps)
-	interrupts := interruptPoints(steps)
+	interrupts := InterruptPoints(steps)
 	var out [][]transcript.Step
 	cut := false
 	type state struct {

@@ -118,9 +118,15 @@ func describeStream(r *validate.Result) string {
 	if r.CLIVersion != "" {
 		fmt.Fprintf(&b, ", CLI %s", r.CLIVersion)
 	}
+	if r.OneSide != "" {
+		fmt.Fprintf(&b, ", the %s's lines only", r.OneSide)
+	}
 	fmt.Fprintf(&b, ": %s, %s, %s", plural(r.Lines, "line"), plural(r.Violations, "violation"), plural(r.Warnings, "warning"))
 	if n := len(r.Drift); n > 0 {
 		fmt.Fprintf(&b, ", %d drift entries", n)
+	}
+	if len(r.NotJudged) > 0 {
+		fmt.Fprintf(&b, "; not judged without the other side: %s", strings.Join(r.NotJudged, ", "))
 	}
 	return b.String()
 }

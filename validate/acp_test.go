@@ -9,39 +9,54 @@ import (
 
 	"github.com/agentconform/agentconform/acp"
 	"github.com/agentconform/agentconform/finding"
+	"github.com/agentconform/agentconform/schemas"
 )
 
 // TestACPCaptures: validate reads the ACP captures of Gemini CLI as ACP
-// sessions (both directions, every path, every process) and finds in them
-// exactly what Gemini CLI 0.61.0 breaks itself: the history of a loaded
-// session comes after the session/load response.
+// sessions (both directions, every path, every process). Under the
+// observed profile (the default) they break no rule; the history of a
+// loaded session that Gemini CLI 0.61.0 sends after the session/load
+// response is a note there, and a violation under the spec profile.
 func TestACPCaptures(t *testing.T) {
 	files, err := filepath.Glob("../testdata/captures/gemini/*/acp-*.jsonl")
 	if err != nil || len(files) < 10 {
 		t.Fatalf("ACP captures: %v %v", files, err)
 	}
 	for _, p := range files {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var found []string
-		res, err := Stream(context.Background(), f, p, Options{}, func(fd finding.Finding, sev finding.Severity) {
-			found = append(found, fd.Rule.ID)
-		})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Dialect != ACPDialect || res.SchemaFile != acp.SchemaFile || !res.Transcript {
-			t.Errorf("%s: dialect %q, schema %q, transcript %v", p, res.Dialect, res.SchemaFile, res.Transcript)
-		}
-		want := ""
-		if filepath.Base(p) == "acp-load.jsonl" {
-			want = strings.Repeat(acp.RuleLoadHistory.ID+" ", 4)
-		}
-		if got := strings.Join(found, " ") + map[bool]string{true: " ", false: ""}[len(found) > 0]; got != want {
-			t.Errorf("%s: findings %q, want %q", p, got, want)
+		for _, profile := range []schemas.Profile{"", schemas.Observed, schemas.Spec} {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found []string
+			res, err := Stream(context.Background(), f, p, Options{Profile: profile}, func(fd finding.Finding, sev finding.Severity) {
+				found = append(found, fd.Rule.ID)
+			})
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantProfile := profile
+			if wantProfile == "" {
+				wantProfile = schemas.Observed
+			}
+			if res.Dialect != ACPDialect || res.SchemaFile != acp.SchemaFile || !res.Transcript || res.Profile != wantProfile {
+				t.Errorf("%s: dialect %q, schema %q, transcript %v, profile %q", p, res.Dialect, res.SchemaFile, res.Transcript, res.Profile)
+			}
+			want, notes := "", 0
+			if filepath.Base(p) == "acp-load.jsonl" {
+				if profile == schemas.Spec {
+					want = strings.Repeat(acp.RuleLoadHistory.ID+" ", 4)
+				} else {
+					notes = 4
+				}
+			}
+			if got := strings.Join(found, " ") + map[bool]string{true: " ", false: ""}[len(found) > 0]; got != want {
+				t.Errorf("%s, profile %q: findings %q, want %q", p, profile, got, want)
+			}
+			if got := res.Counts[acp.RuleLoadHistoryObserved.ID]; got != notes || res.Violations != len(found) {
+				t.Errorf("%s, profile %q: %d notes of %s, want %d; %d violations", p, profile, got, acp.RuleLoadHistoryObserved.ID, notes, res.Violations)
+			}
 		}
 	}
 }

@@ -55,7 +55,7 @@ func streamV1(ctx context.Context, r io.Reader, name string, opts Options, repor
 		return res, nil
 	}
 	if acp.IsTranscript(t) && opts.Dialect == "" {
-		return res, validateACPTranscript(t, res, p.emit)
+		return res, validateACPTranscript(t, opts, res, p.emit)
 	}
 	if appserver.IsTranscript(t) {
 		return appServerV1(t, name, opts, p, res)

@@ -82,6 +82,13 @@ type Result struct {
 	// DriftOverflow counts drift occurrences that did not fit in Drift
 	// (more than maxDriftEntries distinct names).
 	DriftOverflow int `json:"drift_overflow,omitempty"`
+	// OneSide names the side whose lines a log of a two-way JSON-RPC
+	// session holds when it holds one only ("agent": an ACP agent's
+	// stdout; "server": codex app-server's), "" otherwise; NotJudged are
+	// then the ids of the rules that need the other side's lines, which
+	// were not judged.
+	OneSide   string   `json:"one_side,omitempty"`
+	NotJudged []string `json:"not_judged,omitempty"`
 }
 
 // DriftEntry aggregates one unknown thing: how often, and where first.
@@ -119,10 +126,13 @@ const (
 // carry ("" for stdin). It returns an error only for I/O failures and
 // cancellation; everything wrong with the stream's content is a finding.
 //
-// Three kinds of input are told apart by their first line: a stream of
+// Four kinds of input are told apart by their first line: a stream of
 // events; a capture transcript of both directions ({"dir","t_ms","line"}
-// records); and an agentconform/v1 transcript, whose replayed stdout is
-// validated along every path through its branches.
+// records); an agentconform/v1 transcript, whose replayed stdout is
+// validated along every path through its branches; and a log of a
+// JSON-RPC session (an ACP agent's, codex app-server's; both directions,
+// or the agent's or server's stdout alone), which package acp or
+// appserver judges (rpclog.go).
 //
 // Cancelling ctx stops the reading: before every read, and, when r can
 // take a read deadline (an *os.File on a pipe, FIFO or socket), also a
@@ -144,8 +154,13 @@ func Stream(ctx context.Context, r io.Reader, name string, opts Options, report 
 	if sniffV1(br) {
 		return streamV1(ctx, br, name, opts, report)
 	}
-	if opts.Dialect == "" && sniffACPLog(br) {
-		return streamACPLog(ctx, br, name, opts, report)
+	if opts.Dialect == "" {
+		switch sniffRPCLog(br) {
+		case logACP:
+			return streamACPLog(ctx, br, name, opts, report)
+		case logAppServer:
+			return streamAppServerLog(ctx, br, name, opts, report)
+		}
 	}
 	rd := jsonl.NewReader(br, jsonl.Options{MaxLineBytes: opts.MaxLineBytes, Context: ctx})
 	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}}

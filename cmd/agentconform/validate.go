@@ -20,6 +20,7 @@ import (
 	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/fixtures"
+	"github.com/agentconform/agentconform/fixtures/acpfixtures"
 	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
 	"github.com/agentconform/agentconform/jsonl"
 	"github.com/agentconform/agentconform/reports"
@@ -34,7 +35,17 @@ Checks JSONL streams line by line: framing and JSON, the schema of the
 stream's dialect (claude, claude-stdin, codex, gemini, unified, shim) and
 profile, and ordering and ID pairing. PATH may be a file, a directory
 (searched recursively for *.jsonl and *.ndjson) or - for stdin. With no
-PATH, the embedded fixtures are checked.
+PATH, the embedded fixtures are checked: the CLIs' streams, the codex
+app-server sessions and the ACP sessions.
+
+Sessions of the two JSON-RPC surfaces are told apart by their first
+message and judged by their own rules: ACP ("jsonrpc":"2.0"; --profile
+spec judges by the protocol as written, the default observed by what
+Gemini CLI 0.61.0 does where the two differ) and codex app-server.
+Their logs may hold both directions ({"dir":"in"|"out","line":...}
+records, or the messages themselves) or the agent's or server's stdout
+alone: such a log is judged on what one direction shows, and the
+summary names the rules it could not be judged by.
 
 Unknown types, subtypes, fields and enum values are drift: counted and
 summarised, and violations only with --strict.
@@ -51,7 +62,7 @@ func runValidate(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fl.SetOutput(stderr)
 	var (
 		dialect    = fl.String("dialect", "", "the streams' dialect: claude, claude-stdin, codex, gemini, unified or shim (default: detect per stream)")
-		profile    = fl.String("profile", "", "schemas to judge by: spec or observed for native streams (default observed), unified or shim")
+		profile    = fl.String("profile", "", "schemas and rules to judge by: spec or observed for native streams and ACP sessions (default observed), unified or shim")
 		cliVersion = fl.String("cli-version", "", "CLI version whose observed schema to use (default: from the stream, else the newest)")
 		strict     = fl.Bool("strict", false, "make SHOULD rules and drift violations")
 		format     = fl.String("format", "text", "output format: text, json (NDJSON), junit, markdown or html")
@@ -292,6 +303,10 @@ func collectInputs(args []string) ([]input, error) {
 		for _, n := range names {
 			ins = append(ins, input{name: path.Join("fixtures", "appserver", n+".jsonl"), path: n + ".jsonl", fixFS: asfixtures.FS()})
 		}
+		// The ACP fixtures (Gemini CLI's --acp mode), another.
+		for _, n := range acpfixtures.Names() {
+			ins = append(ins, input{name: path.Join("fixtures", "acpfixtures", n+".jsonl"), path: n + ".jsonl", fixFS: acpfixtures.FS()})
+		}
 		return ins, nil
 	}
 	var ins []input
@@ -372,6 +387,7 @@ func printRules(w io.Writer) {
 	all = append(all, sequence.AllRules...)
 	all = append(all, appserver.Rules()...)
 	all = append(all, appserver.RuleTranscriptPaths)
+	all = append(all, validate.ACPRules()...)
 	seen := map[string]bool{}
 	for _, r := range all {
 		if seen[r.ID] {
