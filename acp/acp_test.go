@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentconform/agentconform/finding"
+	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -267,5 +269,65 @@ func TestSchemaIsTheProtocols(t *testing.T) {
 		if !sv.Knows(Client, m) || sv.Knows(Agent, m) {
 			t.Errorf("%s: the client handles it", m)
 		}
+	}
+}
+
+// TestProfiles: a loaded session's history after the session/load
+// response breaks the spec profile's rule and is a note of the observed
+// profile's; history before the response is neither.
+func TestProfiles(t *testing.T) {
+	late := session(cInit, aInit, cLoad, aLoaded, aText, cPrompt, aEnd)
+	early := session(cInit, aInit, cLoad, aText, aLoaded, cPrompt, aText, aEnd)
+	for _, tc := range []struct {
+		profile schemas.Profile
+		entries []Entry
+		want    string
+	}{
+		{"", late, RuleLoadHistory.ID},
+		{schemas.Spec, late, RuleLoadHistory.ID},
+		{schemas.Observed, late, RuleLoadHistoryObserved.ID},
+		{schemas.Spec, early, ""},
+		{schemas.Observed, early, ""},
+	} {
+		if got := strings.Join(ruleIDs(t, tc.entries, CheckOptions{Profile: tc.profile}), " "); got != tc.want {
+			t.Errorf("profile %q: %q, want %q", tc.profile, got, tc.want)
+		}
+	}
+	if RuleLoadHistoryObserved.Level != finding.Info || RuleLoadHistory.Level != finding.Must {
+		t.Error("the observed rule must be a note, the spec rule a violation")
+	}
+}
+
+// TestAgentOnly: a log of the agent's lines alone is judged on what one
+// direction shows, and nothing that needs the client's lines fires.
+func TestAgentOnly(t *testing.T) {
+	agent := func(lines ...string) []Entry {
+		var es []Entry
+		for _, e := range session(lines...) {
+			e.From = Agent
+			es = append(es, e)
+		}
+		return es
+	}
+	for name, tc := range map[string]struct {
+		lines []string
+		want  string
+	}{
+		"correct":             {[]string{aInit, aNew, aTool, aToolOK, aText, aEnd}, ""},
+		"cancelled":           {[]string{aInit, aNew, aTool, aCancel}, ""},
+		"tool left pending":   {[]string{aInit, aNew, aTool, aText, aEnd}, RuleToolFinal.ID},
+		"late tool update":    {[]string{aInit, aNew, aTool, aEnd, aToolOK}, RuleToolFinal.ID + " " + RuleToolLate.ID},
+		"permission asked":    {[]string{aInit, aNew, aPerm, aText, aEnd}, ""},
+		"bad stop reason":     {[]string{aInit, aNew, `a {"jsonrpc":"2.0","id":2,"result":{"stopReason":"done"}}`}, RuleStopReason.ID + " " + RuleSchema.ID},
+		"answered twice":      {[]string{aInit, aNew, aEnd, aEnd}, ""}, // the client's ids are not in the log
+		"not JSON-RPC":        {[]string{aInit, `a Loading...`}, RuleMessage.ID},
+		"history after load":  {[]string{aInit, aLoaded, aText}, ""},
+		"two sessions' tools": {[]string{aInit, aTool, strings.Replace(aText, `"s1"`, `"s2"`, 1), aEnd}, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := strings.Join(ruleIDs(t, agent(tc.lines...), CheckOptions{AgentOnly: true}), " "); got != tc.want {
+				t.Errorf("rules %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

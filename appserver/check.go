@@ -166,9 +166,11 @@ func (c *Checker) Reset() {
 	c.sawRequest, c.initialized, c.stdinClosed = false, false, false
 }
 
-func (c *Checker) report(r *finding.Rule, ev Event, ptr, msg string) {
+// report hands on a finding at ev: where (ev's line and offset, ptr in
+// its message), what is wrong (msg) and what was expected.
+func (c *Checker) report(r *finding.Rule, ev Event, ptr, msg, expected string) {
 	if c.Report != nil {
-		c.Report(finding.Finding{Rule: r, File: c.File, Line: ev.Line, Offset: ev.Offset, Pointer: ptr, Message: msg})
+		c.Report(finding.Finding{Rule: r, File: c.File, Line: ev.Line, Offset: ev.Offset, Pointer: ptr, Message: msg, Expected: expected})
 	}
 }
 
@@ -190,7 +192,7 @@ func (c *Checker) Event(ev Event) {
 	if m == nil {
 		var err error
 		if m, err = transcript.ParseRPC([]byte(ev.Text)); err != nil {
-			c.report(RuleMessage, ev, "", fmt.Sprintf("%s line is not a JSON-RPC message: %v", ev.Dir, err))
+			c.report(RuleMessage, ev, "", fmt.Sprintf("%s line is not a JSON-RPC message: %v", ev.Dir, err), "a JSON object that is a request, a notification or a response")
 			return
 		}
 	}
@@ -213,13 +215,13 @@ func (c *Checker) request(ev Event, m *transcript.RPCMessage) {
 		mine, other = c.serverPending, "server"
 	}
 	if p, ok := mine[m.ID]; ok && !c.ServerOnly {
-		c.report(RuleIDReused, ev, "/id", fmt.Sprintf("the %s reuses id %s while its %s request of line %d is unanswered", other, m.ID, p.method, p.line))
+		c.report(RuleIDReused, ev, "/id", fmt.Sprintf("the %s reuses id %s while its %s request of line %d is unanswered", other, m.ID, p.method, p.line), "an id no unanswered request of the "+other+" has")
 	}
 	if ev.Dir == FromClient {
 		if !c.sawRequest && m.Method != "initialize" {
-			c.report(RuleInitializeFirst, ev, "/method", fmt.Sprintf("the client's first request is %s, not initialize", m.Method))
+			c.report(RuleInitializeFirst, ev, "/method", fmt.Sprintf("the client's first request is %s, not initialize", m.Method), "initialize first")
 		} else if c.sawRequest && m.Method == "initialize" {
-			c.report(RuleInitializeFirst, ev, "/method", "the client sends initialize a second time on one connection")
+			c.report(RuleInitializeFirst, ev, "/method", "the client sends initialize a second time on one connection", "initialize once per connection")
 		}
 		c.sawRequest = true
 	}
@@ -237,21 +239,21 @@ func (c *Checker) response(ev Event, m *transcript.RPCMessage) {
 		// object has a schema of its own.
 		if m.Kind == transcript.RPCError && c.Schema != nil && c.Schema.errorObj != nil {
 			for _, pr := range check(c.Schema.errorObj, m.Obj["error"], "/error") {
-				c.report(RuleSchema, ev, pr.Pointer, fmt.Sprintf("an error of the server: %s", pr.Message))
+				c.report(RuleSchema, ev, pr.Pointer, fmt.Sprintf("an error of the server: %s", pr.Message), "an error object valid under the schema (code, message)")
 			}
 		}
 		return
 	}
 	p, ok := theirs[m.ID]
 	if !ok {
-		c.report(RuleResponseUnmatched, ev, "/id", fmt.Sprintf("the %s answers id %s, which names no unanswered request of the %s (answered twice, or never asked)", ev.Dir, m.ID, asker))
+		c.report(RuleResponseUnmatched, ev, "/id", fmt.Sprintf("the %s answers id %s, which names no unanswered request of the %s (answered twice, or never asked)", ev.Dir, m.ID, asker), "the id of an unanswered request of the "+asker)
 		return
 	}
 	delete(theirs, m.ID)
 	if m.Kind == transcript.RPCError {
 		if c.Schema != nil && c.Schema.errorObj != nil && !ev.Partial {
 			for _, pr := range check(c.Schema.errorObj, m.Obj["error"], "/error") {
-				c.report(RuleSchema, ev, pr.Pointer, fmt.Sprintf("the error answering %s: %s", p.method, pr.Message))
+				c.report(RuleSchema, ev, pr.Pointer, fmt.Sprintf("the error answering %s: %s", p.method, pr.Message), "an error object valid under the schema (code, message)")
 			}
 		}
 		return
@@ -259,7 +261,7 @@ func (c *Checker) response(ev Event, m *transcript.RPCMessage) {
 	if c.Schema != nil && !ev.Partial {
 		if sc, ok := c.Schema.responses[p.method]; ok {
 			for _, pr := range check(sc, m.Obj["result"], "/result") {
-				c.report(RuleSchema, ev, pr.Pointer, fmt.Sprintf("the result of %s: %s", p.method, pr.Message))
+				c.report(RuleSchema, ev, pr.Pointer, fmt.Sprintf("the result of %s: %s", p.method, pr.Message), "a result valid under the schema of "+p.method+"'s response")
 			}
 		}
 	}
@@ -304,7 +306,7 @@ func (c *Checker) notification(ev Event, m *transcript.RPCMessage) {
 		if id := turnID(); id != "" {
 			t := c.turn(id, ev)
 			if t.completed {
-				c.report(RuleTurnOrder, ev, "/params/turn/id", fmt.Sprintf("turn %s starts after its turn/completed", id))
+				c.report(RuleTurnOrder, ev, "/params/turn/id", fmt.Sprintf("turn %s starts after its turn/completed", id), "turn/started before turn/completed")
 			}
 			t.started = true
 		}
@@ -315,7 +317,7 @@ func (c *Checker) notification(ev Event, m *transcript.RPCMessage) {
 		}
 		t := c.turn(id, ev)
 		if t.completed {
-			c.report(RuleTurnOrder, ev, "/params/turn/id", fmt.Sprintf("a second turn/completed for turn %s", id))
+			c.report(RuleTurnOrder, ev, "/params/turn/id", fmt.Sprintf("a second turn/completed for turn %s", id), "one turn/completed per turn")
 			return
 		}
 		t.completed = true
@@ -329,7 +331,7 @@ func (c *Checker) notification(ev Event, m *transcript.RPCMessage) {
 				ids = append(ids, k)
 			}
 			sort.Strings(ids)
-			c.report(RuleItemCompleted, ev, "/params/turn", fmt.Sprintf("turn %s completes with item(s) %s started (line %d) and never completed", id, strings.Join(ids, ", "), t.open[ids[0]]))
+			c.report(RuleItemCompleted, ev, "/params/turn", fmt.Sprintf("turn %s completes with item(s) %s started (line %d) and never completed", id, strings.Join(ids, ", "), t.open[ids[0]]), "item/completed of every started item before turn/completed")
 		}
 	case "item/started", "item/completed":
 		id := turnID()
@@ -344,7 +346,7 @@ func (c *Checker) notification(ev Event, m *transcript.RPCMessage) {
 			if ok {
 				what = "a turn that already completed"
 			}
-			c.report(RuleTurnOrder, ev, "/params/turnId", fmt.Sprintf("%s of item %s names %s (%s)", m.Method, itemID, what, id))
+			c.report(RuleTurnOrder, ev, "/params/turnId", fmt.Sprintf("%s of item %s names %s (%s)", m.Method, itemID, what, id), "a turn that has started and not completed")
 			return
 		}
 		if m.Method == "item/started" {
@@ -366,19 +368,19 @@ func (c *Checker) exit(ev Event) {
 		for _, id := range sortedKeys(c.clientPending) {
 			p := c.clientPending[id]
 			c.report(RuleRequestUnanswered, Event{Line: p.line, Offset: p.offset}, "/id",
-				fmt.Sprintf("the client's %s request (id %s) was never answered: %s", p.method, id, ended))
+				fmt.Sprintf("the client's %s request (id %s) was never answered: %s", p.method, id, ended), "a response from the server")
 		}
 		for _, id := range sortedKeys(c.serverPending) {
 			p := c.serverPending[id]
 			c.report(RuleServerRequestUnanswered, Event{Line: p.line, Offset: p.offset}, "/id",
-				fmt.Sprintf("the server's %s request (id %s) was never answered before %s", p.method, id, ended))
+				fmt.Sprintf("the server's %s request (id %s) was never answered before %s", p.method, id, ended), "an answer from the client")
 		}
 	}
 	for _, id := range c.turnOrder {
 		t := c.turns[id]
 		if !t.completed {
 			c.report(RuleTurnCompleted, Event{Line: t.line, Offset: t.offset}, "",
-				fmt.Sprintf("turn %s has no turn/completed: %s", id, ended))
+				fmt.Sprintf("turn %s has no turn/completed: %s", id, ended), "turn/completed (completed, interrupted or failed)")
 		}
 	}
 }
@@ -390,14 +392,14 @@ func (c *Checker) schema(ev Event, m *transcript.RPCMessage, kind, method string
 	}
 	sc, ok := c.Schema.pick(ev.Dir == FromServer, kind, method)
 	if !ok {
-		c.report(RuleUnknownMethod, ev, "/method", fmt.Sprintf("the %s's %s %q is not in the Codex %s schemas", ev.Dir, kind, method, c.Schema.Version))
+		c.report(RuleUnknownMethod, ev, "/method", fmt.Sprintf("the %s's %s %q is not in the Codex %s schemas", ev.Dir, kind, method, c.Schema.Version), "a method of the "+ev.Dir.String()+" the schemas name")
 		return
 	}
 	if ev.Partial {
 		return // a transcript's match: only what the replay requires
 	}
 	for _, pr := range check(sc, obj, "") {
-		c.report(RuleSchema, ev, pr.Pointer, fmt.Sprintf("%s %s: %s", method, kind, pr.Message))
+		c.report(RuleSchema, ev, pr.Pointer, fmt.Sprintf("%s %s: %s", method, kind, pr.Message), "a "+kind+" valid under the schema of "+method)
 	}
 }
 
