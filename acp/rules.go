@@ -62,7 +62,6 @@ var (
 	RuleSchema = &finding.Rule{ID: "acp/schema", Level: finding.Must, Source: srcSchema,
 		Requirement: "The params of every request and notification, and the result of every response, are valid under the ACP schema for its method."}
 
-
 	// RuleOneSide records that a log holds the agent's lines alone (its
 	// stdout, as a user tees it): what needs the client's lines is not
 	// judged (AgentOnlyNotJudged).

@@ -231,7 +231,7 @@ func streamACPLog(ctx context.Context, r io.Reader, name string, opts Options, r
 		res.OneSide = string(acp.Agent)
 		res.NotJudged = ruleIDs(acp.AgentOnlyNotJudged)
 		p.emit(finding.Finding{Rule: acp.RuleOneSide, File: name, Line: lines[0].line, Offset: lines[0].offset,
-			Message: "the log holds the agent's lines only (its stdout): not judged without the client's lines: " + strings.Join(res.NotJudged, ", "),
+			Message:  "the log holds the agent's lines only (its stdout): not judged without the client's lines: " + strings.Join(res.NotJudged, ", "),
 			Expected: "both directions, for every rule", Actual: "the agent's lines alone"})
 	}
 	for _, f := range acp.Check(acp.NewTrace(entries), name, acp.CheckOptions{Schema: sv, Profile: res.Profile, AgentOnly: agentOnly}) {
