@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentconform/agentconform/fixtures"
+	"github.com/agentconform/agentconform/fixtures/acpfixtures"
+	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
 )
@@ -86,6 +89,64 @@ func (b Baseline) Load(cli, version, scenario string) (*transcript.Transcript, e
 	return t, nil
 }
 
+// LoadFor returns the baseline of the capture t: Load's, by the capture's
+// scenario; for the JSON-RPC surfaces, whose embedded fixtures are sets of
+// their own, the fixture of that scenario (an app-server scenario's of
+// the same name in fixtures/appserver, an ACP scenario's as
+// fixtures/acpfixtures names it: acpFixtureName), also looked for under
+// that name in a fixtures layout. It returns nil and no error when there
+// is none.
+func (b Baseline) LoadFor(t *transcript.Transcript) (*transcript.Transcript, error) {
+	h := t.Header
+	proto := rpcProtoOf(t)
+	if proto == notRPC {
+		return b.Load(h.CLI, h.CLIVersion, h.Scenario)
+	}
+	fixture := h.Scenario
+	if proto == protoACP {
+		fixture = acpFixtureName(h.Scenario)
+	}
+	if b.Dir == "" {
+		var (
+			base *transcript.Transcript
+			err  error
+		)
+		switch {
+		case fixture == "":
+			return nil, nil
+		case proto == protoACP:
+			base, err = acpfixtures.Load(h.CLI + "/" + fixture)
+		default:
+			base, err = asfixtures.Load(h.CLI + "/" + fixture)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return base, err
+	}
+	base, err := b.Load(h.CLI, h.CLIVersion, h.Scenario)
+	if base != nil || err != nil || fixture == "" || fixture == h.Scenario {
+		return base, err
+	}
+	return b.Load(h.CLI, h.CLIVersion, fixture)
+}
+
+// acpFixtureName is the ACP fixture of a capture's scenario, as the
+// converter of fixtures/acpfixtures names it: "acp-X" is "X", except that
+// the allow and deny captures of a permission request are one fixture,
+// "permission", and a load of an unknown session is none (the fake
+// answers it itself: "").
+func acpFixtureName(scenario string) string {
+	name, ok := strings.CutPrefix(scenario, "acp-")
+	switch {
+	case !ok, name == "load-unknown":
+		return ""
+	case name == "permission-allow", name == "permission-deny":
+		return "permission"
+	}
+	return name
+}
+
 // DriftReport compares one capture with its baseline and with the
 // observed schema.
 type DriftReport struct {
@@ -125,7 +186,7 @@ func (r *DriftReport) Drifted() bool {
 func CompareCapture(ctx context.Context, t *transcript.Transcript, b Baseline) (*DriftReport, error) {
 	h := t.Header
 	r := &DriftReport{CLI: h.CLI, Scenario: h.Scenario, Version: h.CLIVersion}
-	base, err := b.Load(h.CLI, h.CLIVersion, h.Scenario)
+	base, err := b.LoadFor(t)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +196,11 @@ func CompareCapture(ctx context.Context, t *transcript.Transcript, b Baseline) (
 			r.Baseline = "fixture " + base.Name
 		}
 		r.BaselineVersion, r.BaselineSource = base.Header.CLIVersion, base.Header.Source
-		bs, cs := Along(base, t)
+		along := Along
+		if rpcProtoOf(t) != notRPC {
+			along = AlongRPC
+		}
+		bs, cs := along(base, t)
 		r.Changes = Compare(bs, cs)
 		r.NotCompared = bs.Notes
 	}

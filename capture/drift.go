@@ -35,6 +35,9 @@ type Shape struct {
 	Notes []string
 
 	seen map[[2]int]bool // the stdout lines counted, by process and step
+	// enum and free are the enum-like and the free-form fields (nil: the
+	// JSON streams' enumKeys and freeForm).
+	enum, free map[string]bool
 }
 
 // PathShape is one path through one process.
@@ -47,6 +50,12 @@ type PathShape struct {
 	// Exit is the exit status reached ("0", "1", "SIGTERM", "(none)"); ""
 	// when the path was not followed to its end.
 	Exit string
+	// Unanswered are the requests left without a response on the path,
+	// and Terminal the last prompt's response or turn's completion
+	// ("(none)" when there was none), of a JSON-RPC session's agent or
+	// server (AlongRPC); both unset for the JSON streams.
+	Unanswered []string
+	Terminal   string
 }
 
 // kindOf names an event's kind for cli: its type, with the subtype or the
@@ -265,10 +274,14 @@ func (s *Shape) walk(kind string, v any, ptr string, depth int) {
 			}
 			p := ptr + "/" + name
 			s.Fields[kind][p] = true
-			if freeForm[key] {
+			enum, free := enumKeys, freeForm
+			if s.enum != nil {
+				enum, free = s.enum, s.free
+			}
+			if free[key] {
 				continue
 			}
-			if str, ok := child.(string); ok && enumKeys[key] && identValue.MatchString(str) {
+			if str, ok := child.(string); ok && enum[key] && identValue.MatchString(str) {
 				vk := kind + " " + p
 				if s.Values[vk] == nil {
 					s.Values[vk] = map[string]bool{}
@@ -287,8 +300,10 @@ func (s *Shape) walk(kind string, v any, ptr string, depth int) {
 // Change is one difference between a baseline's shape and a capture's.
 type Change struct {
 	// What changed: "type" (an event kind), "field", "value", "order",
-	// "exit", or "path" (the baseline cannot follow the capture's path:
-	// New says where and why).
+	// "exit", "unanswered" (the requests a JSON-RPC path leaves without a
+	// response), "terminal" (its last prompt's response or turn's
+	// completion), or "path" (the baseline cannot follow the capture's
+	// path: New says where and why).
 	What string `json:"what"`
 	// How: "new", "vanished" or "changed".
 	How string `json:"how"`
@@ -327,6 +342,10 @@ func (c Change) String() string {
 		return fmt.Sprintf("~ changed order of %s:\n      was: %s\n      now: %s", c.Path, c.Old, c.New)
 	case "exit":
 		return fmt.Sprintf("~ changed exit of %s: %s -> %s", c.Path, c.Old, c.New)
+	case "unanswered":
+		return fmt.Sprintf("~ changed requests left unanswered on %s: %s -> %s", c.Path, c.Old, c.New)
+	case "terminal":
+		return fmt.Sprintf("~ changed terminal response of %s: %s -> %s", c.Path, c.Old, c.New)
 	case "path":
 		return fmt.Sprintf("~ changed path of %s: %s", c.Path, c.New)
 	}
@@ -387,6 +406,12 @@ func Compare(base, capt *Shape) []Change {
 		}
 		if b.Exit != "" && c.Exit != "" && b.Exit != c.Exit {
 			out = append(out, Change{What: "exit", How: "changed", Path: c.Name, Old: b.Exit, New: c.Exit})
+		}
+		if bu, cu := orderString(b.Unanswered), orderString(c.Unanswered); bu != cu {
+			out = append(out, Change{What: "unanswered", How: "changed", Path: c.Name, Old: bu, New: cu})
+		}
+		if b.Terminal != c.Terminal {
+			out = append(out, Change{What: "terminal", How: "changed", Path: c.Name, Old: b.Terminal, New: c.Terminal})
 		}
 	}
 	out = append(out, base.Problems...)

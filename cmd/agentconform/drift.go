@@ -35,6 +35,17 @@ the baseline leaves to the fake is listed as not compared. --captures DIR
 compares captures made earlier instead of capturing (version directories
 may be symbolic links).
 
+Captures of the JSON-RPC surfaces (codex app-server, Gemini CLI's ACP
+mode) are compared with their fixtures (the app-server's and the ACP
+fixture sets) or --baseline captures message by message: per process and
+direction the sequence of requests, notifications and responses (a
+response named by the request it answers, an error by its code, the
+client's answer to the server's request by what it chose), the requests
+left unanswered, the terminal response (stopReason, turn status) and the
+exit, besides new and vanished message kinds, fields and values; ids,
+times and texts are ignored. The client's lines choose the fixture's
+branches (a cancel, an interrupt, an approval's answer).
+
 When the drift is reviewed and accepted, --accept writes
 schemas/observed/<cli>/<version>/ (copied from the previous version, with
 every unknown type, field and value added) and, with --update-fixtures,

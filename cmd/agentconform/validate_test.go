@@ -164,7 +164,8 @@ func TestListRules(t *testing.T) {
 			ids[f[1]] = true
 		}
 	}
-	for _, want := range []string{"jsonl/duplicate-key", "claude/schema", "spec/claude/schema", "codex/turn/closed", "gemini/stream/truncated", "shim/turn/usage", "unified/tool/id-unique", "claude/control/response-once"} {
+	for _, want := range []string{"jsonl/duplicate-key", "claude/schema", "spec/claude/schema", "codex/turn/closed", "gemini/stream/truncated", "shim/turn/usage", "unified/tool/id-unique", "claude/control/response-once",
+		"acp/schema", "acp/session/history-before-load-response", "acp/session/history-after-load-response", "acp/log/agent-only", "appserver/schema", "appserver/log/server-only"} {
 		if !ids[want] {
 			t.Errorf("catalogue lacks %s", want)
 		}
