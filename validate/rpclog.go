@@ -39,12 +39,35 @@ const (
 // sniffRPCLog peeks at the first lines of br (at most 16 records, within
 // 64 KiB) without consuming them and tells the protocol of the first
 // message: a record's line, or the line itself. Records without a line
-// (meta, err) are passed over.
+// (meta, err) are passed over. It reads no further than it needs to: the
+// peek grows until a complete line decides (or the input ends), so a log
+// piped in line by line is judged as it comes.
 func sniffRPCLog(br *bufio.Reader) rpcLog {
-	b, _ := br.Peek(64 << 10)
-	for n := 0; n < 16 && len(b) > 0; n++ {
+	for need := 1; ; {
+		_, err := br.Peek(need) // waits for one more read's worth, at most
+		b, _ := br.Peek(br.Buffered())
+		verdict, decided := sniffLines(b, err != nil)
+		if decided || err != nil || len(b) >= 64<<10 {
+			return verdict
+		}
+		need = len(b) + 1
+	}
+}
+
+// sniffLines looks at the complete lines of b (and, when the input ends
+// there, at its last line too); decided is false when they do not tell
+// yet.
+func sniffLines(b []byte, atEnd bool) (verdict rpcLog, decided bool) {
+	for n := 0; len(b) > 0; n++ {
+		if n == 16 {
+			return "", true
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 && !atEnd {
+			return "", false
+		}
 		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		if i >= 0 {
 			line, b = b[:i], b[i+1:]
 		} else {
 			b = nil
@@ -55,7 +78,7 @@ func sniffRPCLog(br *bufio.Reader) rpcLog {
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(line, &obj) != nil {
-			return ""
+			return "", true
 		}
 		if d, ok := obj["dir"]; ok {
 			var dir, inner string
@@ -65,12 +88,12 @@ func sniffRPCLog(br *bufio.Reader) rpcLog {
 			}
 			obj = nil
 			if json.Unmarshal([]byte(inner), &obj) != nil {
-				return ""
+				return "", true
 			}
 		}
-		return rpcProtocol(obj)
+		return rpcProtocol(obj), true
 	}
-	return ""
+	return "", atEnd
 }
 
 // rpcProtocol tells the protocol of one decoded message.

@@ -1,12 +1,16 @@
 package validate
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/agentconform/agentconform/acp"
 	"github.com/agentconform/agentconform/appserver"
@@ -339,4 +343,57 @@ func TestStdoutOnlyProfiles(t *testing.T) {
 			t.Errorf("%s: %v, not judged %v", profile, got, res.NotJudged)
 		}
 	}
+}
+
+// TestRPCLogsReadAnyWay: a JSON-RPC log gets the same findings and
+// result however its bytes come (one at a time, in halves), cut anywhere
+// it breaks nothing (no panic, every finding on a line of the input, or
+// about the whole stream: a first line cut short is no JSON-RPC message),
+// and a stream piped in line by line is told apart without waiting for
+// 64 KiB.
+func TestRPCLogsReadAnyWay(t *testing.T) {
+	wire := sessionWire(t, "../testdata/captures/codex/0.169.0/app-server-approval-accept.jsonl")[0]
+	acpWire := sessionWire(t, "../testdata/captures/gemini/0.61.0/acp-cancel.jsonl")[0]
+	var inputs []string
+	for _, lines := range [][]string{stdoutOf(wire), asRecords(wire), stdoutOf(acpWire), asRecords(acpWire)} {
+		inputs = append(inputs, strings.Join(lines, "\n")+"\n")
+	}
+	run := func(r io.Reader) string {
+		var got []string
+		res, err := Stream(context.Background(), r, "log.jsonl", Options{}, func(f finding.Finding, sev finding.Severity) {
+			got = append(got, f.String())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%s %s %d %d %d %v %s %v", res.Dialect, res.Profile, res.Lines, res.Bytes, res.Violations, res.Counts, res.OneSide, got)
+	}
+	for i, in := range inputs {
+		whole := run(strings.NewReader(in))
+		if got := run(iotest.OneByteReader(strings.NewReader(in))); got != whole {
+			t.Errorf("input %d, one byte at a time:\n%s\nwhole:\n%s", i, got, whole)
+		}
+		if got := run(iotest.HalfReader(strings.NewReader(in))); got != whole {
+			t.Errorf("input %d, in halves:\n%s\nwhole:\n%s", i, got, whole)
+		}
+		for cut := 1; cut < len(in); cut += 97 {
+			part := in[:cut]
+			physical := strings.Count(part, "\n") + 1
+			Stream(context.Background(), strings.NewReader(part), "cut", Options{}, func(f finding.Finding, sev finding.Severity) {
+				if (f.Line <= 0 && !strings.HasPrefix(f.Rule.ID, "stream/")) || f.Line > physical {
+					t.Errorf("input %d cut at %d: finding on line %d of %d: %s", i, cut, f.Line, physical, f)
+				}
+			})
+		}
+	}
+	// The first line decides: a pipe that has written one line and waits
+	// is sniffed without blocking.
+	pr, pw := io.Pipe()
+	go pw.Write([]byte(stdoutOf(wire)[0] + "\n"))
+	done := make(chan rpcLog, 1)
+	go func() { done <- sniffRPCLog(bufio.NewReaderSize(pr, 64<<10)) }()
+	if got := <-done; got != logAppServer {
+		t.Errorf("sniffed %q", got)
+	}
+	pw.Close()
 }
