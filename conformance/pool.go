@@ -32,9 +32,11 @@ type Pool struct {
 	weight   int64 // weight of the cases running
 }
 
-// waitSlotsPer is how many waiting cases may run per slot of busy ones:
-// a waiting case costs a few milliseconds of CPU over seconds of sleep.
-const waitSlotsPer = 8
+// waitSlotsPer is how many waiting cases may run per slot of busy ones
+// (a waiting case costs a few milliseconds of CPU over seconds of sleep,
+// but its adapter's start, an interpreter's say, costs what a busy case
+// does: more at once would starve the busy cases of a 2-core machine).
+const waitSlotsPer = 4
 
 // caseWaits reports whether c spends most of its time waiting on purpose
 // (a timer of the fake or of the runner), not working: such a case takes
