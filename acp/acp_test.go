@@ -1,4 +1,4 @@
-package acp
+package acp_test
 
 import (
 	"encoding/json"
@@ -9,8 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 	"github.com/agentconform/agentconform/finding"
-	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -89,7 +90,7 @@ const (
 // ruleIDs runs Check and returns the rule ids found, sorted.
 func ruleIDs(t *testing.T, entries []Entry, o CheckOptions) []string {
 	t.Helper()
-	sv, err := Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestCapturesValidate(t *testing.T) {
 	if err != nil || len(files) < 10 {
 		t.Fatalf("captures: %v %v", files, err)
 	}
-	sv, err := Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +247,7 @@ func TestCapturesValidate(t *testing.T) {
 // TestSchemaIsTheProtocols: the shipped schema is the protocol's file, and
 // the validator knows its methods on the right side.
 func TestSchemaIsTheProtocols(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "schemas", SchemaFile))
+	b, err := os.ReadFile(filepath.Join("..", "schemas", acpschema.SchemaFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestSchemaIsTheProtocols(t *testing.T) {
 	if json.Unmarshal(b, &doc) != nil || doc.Title != "Agent Client Protocol" {
 		t.Errorf("schema title %q", doc.Title)
 	}
-	sv, err := Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,15 +280,15 @@ func TestProfiles(t *testing.T) {
 	late := session(cInit, aInit, cLoad, aLoaded, aText, cPrompt, aEnd)
 	early := session(cInit, aInit, cLoad, aText, aLoaded, cPrompt, aText, aEnd)
 	for _, tc := range []struct {
-		profile schemas.Profile
+		profile Profile
 		entries []Entry
 		want    string
 	}{
 		{"", late, RuleLoadHistory.ID},
-		{schemas.Spec, late, RuleLoadHistory.ID},
-		{schemas.Observed, late, RuleLoadHistoryObserved.ID},
-		{schemas.Spec, early, ""},
-		{schemas.Observed, early, ""},
+		{ProfileSpec, late, RuleLoadHistory.ID},
+		{ProfileObserved, late, RuleLoadHistoryObserved.ID},
+		{ProfileSpec, early, ""},
+		{ProfileObserved, early, ""},
 	} {
 		if got := strings.Join(ruleIDs(t, tc.entries, CheckOptions{Profile: tc.profile}), " "); got != tc.want {
 			t.Errorf("profile %q: %q, want %q", tc.profile, got, tc.want)

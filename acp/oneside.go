@@ -9,6 +9,25 @@ import (
 	"github.com/agentconform/agentconform/finding"
 )
 
+// AnsweredBy is the method of the client's request that an agent's result
+// answers, when the result alone says so: a stopReason is only in a
+// session/prompt result, a protocolVersion only in initialize's (the
+// schema's PromptResponse and InitializeResponse require them, and no
+// other result has them); "" otherwise.
+func AnsweredBy(result json.RawMessage) string {
+	var r map[string]json.RawMessage
+	if json.Unmarshal(result, &r) != nil {
+		return ""
+	}
+	switch {
+	case r["stopReason"] != nil:
+		return MethodSessionPrompt
+	case r["protocolVersion"] != nil:
+		return MethodInitialize
+	}
+	return ""
+}
+
 // A log of the agent's lines alone (its stdout, as a user tees it) shows
 // what the agent wrote but not what it answered: the client's requests,
 // its cancel and its answers are missing. checkAgentOnly judges what one
@@ -160,8 +179,8 @@ func checkAgentOnly(t *Trace, file string, o CheckOptions) []finding.Finding {
 			order = nil
 		}
 	}
-	if o.Schema != nil {
-		for _, p := range o.Schema.CheckAgentOnly(t) {
+	if sc, ok := o.Schema.(AgentOnlySchemaChecker); ok {
+		for _, p := range sc.CheckAgentOnly(t) {
 			at(RuleSchema, p.Entry, p.Pointer, p.Message, p.Expected, p.Actual)
 		}
 	}

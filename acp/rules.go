@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentconform/agentconform/finding"
-	"github.com/agentconform/agentconform/schemas"
 )
 
 // Sources of the rules: sections of docs/protocols/acp.md.
@@ -88,21 +87,61 @@ type CheckOptions struct {
 	// findings of RuleAnswered, but a session/prompt without its response
 	// still is one of RuleStopReason.
 	Partial bool
-	// Schema validates params and results; nil skips RuleSchema.
-	Schema *SchemaValidator
+	// Schema validates params and results (acpschema.Schema gives the
+	// protocol's own); nil skips RuleSchema.
+	Schema SchemaChecker
 	// Profile says whose word the rules take where the protocol and the
-	// real agent disagree: "" or schemas.Spec the protocol's (a history
-	// replayed after the session/load response breaks
-	// RuleLoadHistory), schemas.Observed what Gemini CLI 0.61.0 does (the
-	// same history is a note of RuleLoadHistoryObserved).
-	Profile schemas.Profile
+	// real agent disagree: "" or ProfileSpec the protocol's (a history
+	// replayed after the session/load response breaks RuleLoadHistory),
+	// ProfileObserved what Gemini CLI 0.61.0 does (the same history is a
+	// note of RuleLoadHistoryObserved).
+	Profile Profile
 	// AgentOnly says the trace holds the agent's lines alone (every entry
 	// From Agent): the log of its stdout. The rules that need the client's
 	// lines (AgentOnlyNotJudged) are not judged; a response is known for
-	// what it answers only by what it carries (a stopReason answers
-	// session/prompt, a protocolVersion initialize), and a turn ends at a
-	// response with a stopReason.
+	// what it answers only by what it carries (AnsweredBy), and a turn
+	// ends at a response with a stopReason. Schema is used through its
+	// CheckAgentOnly when it has one (AgentOnlySchemaChecker), else not.
 	AgentOnly bool
+}
+
+// Profile names the judge of the rules where the protocol and the real
+// agent disagree (the names of validate's profiles; this package links
+// no schema package).
+type Profile string
+
+// The profiles.
+const (
+	// ProfileSpec judges by the protocol's documentation.
+	ProfileSpec Profile = "spec"
+	// ProfileObserved judges by what Gemini CLI 0.61.0 does.
+	ProfileObserved Profile = "observed"
+)
+
+// SchemaChecker judges the params and results of a trace's messages
+// against a JSON Schema (package acp/acpschema validates with the
+// protocol's schema; this package links no JSON Schema compiler).
+type SchemaChecker interface {
+	Check(t *Trace) []SchemaProblem
+}
+
+// AgentOnlySchemaChecker is a SchemaChecker that also judges a trace of
+// the agent's lines alone: its requests and notifications, every error,
+// and the results whose method AnsweredBy tells.
+type AgentOnlySchemaChecker interface {
+	SchemaChecker
+	CheckAgentOnly(t *Trace) []SchemaProblem
+}
+
+// SchemaProblem is one message that breaks the schema.
+type SchemaProblem struct {
+	// Entry is the index of the message in the trace.
+	Entry int
+	// Pointer locates the offending value in the message.
+	Pointer string
+	// Message says what is wrong; Expected and Actual are the failure's
+	// two sides (Actual is the offending JSON, clipped when reported).
+	Message, Expected, Actual string
 }
 
 // Check returns what the trace breaks of the rules, in entry order; file
@@ -208,7 +247,7 @@ func Check(t *Trace, file string, o CheckOptions) []finding.Finding {
 		}
 	}
 	for _, i := range t.LateHistory {
-		if o.Profile == schemas.Observed {
+		if o.Profile == ProfileObserved {
 			at(RuleLoadHistoryObserved, i, "/params/update/sessionUpdate", "a history update of the loaded session came after the session/load response, as Gemini CLI 0.61.0 sends it (the spec profile makes this a violation)", "the history before the response (spec); after it as well (observed)", desc(i))
 			continue
 		}
@@ -217,7 +256,7 @@ func Check(t *Trace, file string, o CheckOptions) []finding.Finding {
 	checkPermissionAfterCancel(t, at)
 	if o.Schema != nil {
 		for _, p := range o.Schema.Check(t) {
-			at(RuleSchema, p.Entry, p.Pointer, p.Message, p.Expected, p.Actual)
+			at(RuleSchema, p.Entry, p.Pointer, p.Message, p.Expected, clip(p.Actual, 160))
 		}
 	}
 	sortFindings(out)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
@@ -20,10 +21,10 @@ const ACPDialect = "acp"
 func validateACPTranscript(t *transcript.Transcript, opts Options, res *Result, emit func(finding.Finding)) error {
 	res.Dialect = ACPDialect
 	res.Profile = acpProfile(opts.Profile)
-	res.SchemaFile = acp.SchemaFile
-	res.SchemaVersion = acp.SchemaVersion
+	res.SchemaFile = acpschema.SchemaFile
+	res.SchemaVersion = acpschema.SchemaVersion
 	res.CLIVersion = t.Header.CLIVersion
-	sv, err := acp.Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func validateACPTranscript(t *transcript.Transcript, opts Options, res *Result, 
 	for _, p := range paths {
 		for _, entries := range p.Processes {
 			res.Lines += len(entries)
-			for _, f := range acp.Check(acp.NewTrace(entries), t.Name, acp.CheckOptions{Schema: sv, Profile: res.Profile}) {
+			for _, f := range acp.Check(acp.NewTrace(entries), t.Name, acp.CheckOptions{Schema: sv, Profile: acp.Profile(res.Profile)}) {
 				if p.Name != "" {
 					f.Message += " (on the path through " + p.Name + ")"
 				}
@@ -73,7 +74,7 @@ func guessSide(raw []byte, open map[acp.Side]map[string]bool) acp.Side {
 		}
 		return acp.Agent
 	default:
-		sv, err := acp.Schema()
+		sv, err := acpschema.Schema()
 		if err == nil && sv.Knows(acp.Client, m.Method) {
 			return acp.Agent
 		}

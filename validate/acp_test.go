@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/schemas"
 )
@@ -40,7 +41,7 @@ func TestACPCaptures(t *testing.T) {
 			if wantProfile == "" {
 				wantProfile = schemas.Observed
 			}
-			if res.Dialect != ACPDialect || res.SchemaFile != acp.SchemaFile || !res.Transcript || res.Profile != wantProfile {
+			if res.Dialect != ACPDialect || res.SchemaFile != acpschema.SchemaFile || !res.Transcript || res.Profile != wantProfile {
 				t.Errorf("%s: dialect %q, schema %q, transcript %v, profile %q", p, res.Dialect, res.SchemaFile, res.Transcript, res.Profile)
 			}
 			want, notes := "", 0

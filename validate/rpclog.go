@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/jsonl"
@@ -216,9 +217,9 @@ func ruleIDs(rules []*finding.Rule) []string {
 // (acp.CheckOptions.AgentOnly).
 func streamACPLog(ctx context.Context, r io.Reader, name string, opts Options, report Reporter) (*Result, error) {
 	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}, Dialect: ACPDialect,
-		Profile: acpProfile(opts.Profile), SchemaFile: acp.SchemaFile, SchemaVersion: acp.SchemaVersion}
+		Profile: acpProfile(opts.Profile), SchemaFile: acpschema.SchemaFile, SchemaVersion: acpschema.SchemaVersion}
 	p := &pipe{opts: opts, name: name, res: res, report: report}
-	sv, err := acp.Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		return res, err
 	}
@@ -257,7 +258,7 @@ func streamACPLog(ctx context.Context, r io.Reader, name string, opts Options, r
 			Message:  "the log holds the agent's lines only (its stdout): not judged without the client's lines: " + strings.Join(res.NotJudged, ", "),
 			Expected: "both directions, for every rule", Actual: "the agent's lines alone"})
 	}
-	for _, f := range acp.Check(acp.NewTrace(entries), name, acp.CheckOptions{Schema: sv, Profile: res.Profile, AgentOnly: agentOnly}) {
+	for _, f := range acp.Check(acp.NewTrace(entries), name, acp.CheckOptions{Schema: sv, Profile: acp.Profile(res.Profile), AgentOnly: agentOnly}) {
 		p.emit(f)
 	}
 	return res, nil
