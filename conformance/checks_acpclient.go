@@ -179,7 +179,12 @@ func judgeACPClientCancel(o *Observation) Outcome {
 		if len(acpPrompts(procs)) == 0 {
 			return failf("session/cancel to the agent", "no session/prompt reached the agent before the turn ended")
 		}
-		return failf("session/cancel for the running prompt's session", "none reached the agent while the prompt ran (a session/cancel naming another session, or none)")
+		for _, p := range procs {
+			if len(p.Trace.Cancels) > 0 {
+				return failf("session/cancel for the running prompt's session", "a session/cancel came, but for no running prompt of its session: %s", entryText(p.Trace, p.Trace.Cancels[0]))
+			}
+		}
+		return failf("session/cancel for the running prompt's session", "no session/cancel reached the agent: the prompt ran on")
 	case len(signalled) > 0:
 		return failf("session/cancel to the agent, not a signal", "the agent got %s before the session/cancel", strings.Join(signalled, ", "))
 	}
