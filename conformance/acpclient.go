@@ -93,7 +93,7 @@ func acpClientCases(agents []string) ([]*Case, error) {
 		case scenario == "permission" || scenario == "fs":
 			// The agent waits for the client's answers: a client that never
 			// answers is closed once quiet, not left to time out.
-			c.CloseWhenQuiet = 3 * time.Second
+			c.CloseWhenQuiet = 5 * time.Second
 		}
 		cases = append(cases, c)
 		switch scenario {
@@ -143,7 +143,7 @@ func acpClientCases(agents []string) ([]*Case, error) {
 		{"unknown-update", "acp_unknown_update:nth=2", "a session/update of a kind no client knows, in the middle of the turn", Expect{Unknown: true}, 0},
 		{"unknown-field", "acp_unknown_field:nth=2", "a field no client knows inside an update", Expect{Unknown: true}, 0},
 		{"unknown-method", "acp_unknown_method:after=" + strconv.Itoa(outs-3), "a notification of a method no client knows, in the middle of the turn", Expect{Unknown: true}, 0},
-		{"unknown-request", "acp_unknown_request:after=" + strconv.Itoa(outs-3), "a request of a method no client knows, which the agent waits to see answered (with an error) before it goes on", Expect{Unknown: true}, 3 * time.Second},
+		{"unknown-request", "acp_unknown_request:after=" + strconv.Itoa(outs-3), "a request of a method no client knows, which the agent waits to see answered (with an error) before it goes on", Expect{Unknown: true}, 5 * time.Second},
 	} {
 		cases = append(cases, &Case{ID: base + "/" + v.variant, Agent: AgentGeminiACP, Fixture: acpClientFixture("single-tool"), Faults: v.faults,
 			Permission: "allow", Prompts: one, Expect: v.expect, CloseWhenQuiet: v.quiet, Description: v.description, CLIVersion: t.Header.CLIVersion})

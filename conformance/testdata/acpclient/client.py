@@ -83,6 +83,7 @@ class Session:
         self.in_turn = False  # a harness turn runs (its turn_end not written)
         self.prompt_id = None  # the running session/prompt's id
         self.cancelled = False  # session/cancel sent for the running prompt
+        self.cancel_pending = False  # an interrupt came before the prompt went out
         self.answered = set()  # prompt ids answered (end-twice ends again)
         self.started = False
         self.dead = False
@@ -272,6 +273,13 @@ class Session:
         self.in_turn = True
         self.cancelled = False
         self.prompt_id = self.request("session/prompt", {"sessionId": self.session, "prompt": [{"type": "text", "text": text}]})
+        if self.cancel_pending:
+            self.cancel_pending = False
+            self.cancel()
+
+    def cancel(self):
+        self.cancelled = True
+        self.send({"method": "session/cancel", "params": {"sessionId": self.session}})
 
     # --- the runner's commands ---
 
@@ -297,8 +305,11 @@ class Session:
             if MODE == "kill-to-interrupt":
                 self.proc.terminate()
             elif self.prompt_id is not None:
-                self.cancelled = True
-                self.send({"method": "session/cancel", "params": {"sessionId": self.session}})
+                self.cancel()
+            elif self.in_turn:
+                # The session is still being made: cancel the prompt as
+                # soon as it is out.
+                self.cancel_pending = True
         elif op == "close":
             self.close()
             return False
@@ -328,8 +339,7 @@ class Session:
 
     def close(self):
         if self.in_turn and self.prompt_id is not None and not self.dead and MODE != "eof-ok":
-            self.cancelled = True
-            self.send({"method": "session/cancel", "params": {"sessionId": self.session}})
+            self.cancel()
             self.drain(2)
         if self.in_turn:
             if MODE == "eof-ok":
