@@ -75,8 +75,16 @@ func judgeACPClientTurns(o *Observation) Outcome {
 	if len(ends) > asked {
 		return failf(fmt.Sprintf("one turn_end per turn (%d turns asked for)", asked), "%d turn_end records: a turn was delivered more than once", len(ends))
 	}
-	if len(prompts) > asked {
-		return failf(fmt.Sprintf("one session/prompt per turn (%d turns asked for)", asked), "%d session/prompt requests: the agent ran a turn the caller did not ask for", len(prompts))
+	// A prompt the agent refused (an error answer) may be sent again, as
+	// after authenticate; one it ran may not.
+	ran := 0
+	for _, p := range prompts {
+		if p.Error == nil {
+			ran++
+		}
+	}
+	if ran > asked {
+		return failf(fmt.Sprintf("one session/prompt per turn (%d turns asked for)", asked), "%d session/prompt requests the agent ran: it ran a turn the caller did not ask for", ran)
 	}
 	answered := 0
 	for i, p := range prompts {
@@ -447,8 +455,8 @@ func judgeACPClientText(o *Observation) Outcome {
 		want := p.Text
 		if native {
 			x := buildIndex(o.EventsOfTurn(i))
-			if want != "" && !x.hasText([]string{want}) && !(i == 0 && late != "" && x.hasText([]string{late + want})) {
-				return failf(fmt.Sprintf("turn %d's text in the events: %q", i+1, clip(want, 300)), "not found whole in the turn's events (a piece lost, doubled or mangled)")
+			if want != "" && !x.hasText([]string{want}) {
+				return failf(fmt.Sprintf("turn %d's text in the events: %q", i+1, clip(want, 300)), "not found whole in the turn's events (a piece lost or mangled)")
 			}
 			continue
 		}
@@ -459,7 +467,9 @@ func judgeACPClientText(o *Observation) Outcome {
 				got += s
 			}
 		}
-		if got != want && !(i == 0 && late != "" && got == late+want) {
+		// The first turn after a load may begin with the end of the
+		// history the agent streamed after its answer to session/load.
+		if got != want && !(i == 0 && strings.HasSuffix(got, want) && strings.HasSuffix(late, strings.TrimSuffix(got, want))) {
 			return Outcome{Expected: fmt.Sprintf("turn %d's text: %q", i+1, clip(want, 300)), Actual: fmt.Sprintf("%q", clip(got, 300))}
 		}
 	}
