@@ -188,6 +188,7 @@ func TestACPClients(t *testing.T) {
 	// A few runs at a time: each starts its client (and the runner's
 	// probe of it) on a shared 2-core machine.
 	slots := make(chan struct{}, 3)
+	pool := NewPool(0) // their cases share the machine's slots
 	for i, r := range runs {
 		cases := acpClientCaseList(t, r.cases...)
 		for _, c := range cases {
@@ -200,7 +201,7 @@ func TestACPClients(t *testing.T) {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			outs[i].res, outs[i].err = Run(context.Background(), Config{Adapter: ad, Cases: cases, Jobs: 2, WorkDir: t.TempDir()})
+			outs[i].res, outs[i].err = Run(context.Background(), Config{Adapter: ad, Cases: cases, Jobs: 2, Pool: pool, WorkDir: t.TempDir()})
 		}()
 	}
 	wg.Wait()

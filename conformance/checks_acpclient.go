@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 )
 
 // srcACPClient is the protocol reference section of a check of ACP
@@ -366,13 +367,13 @@ func judgeACPClientRequests(o *Observation) Outcome {
 
 var (
 	acpSchemaOnce sync.Once
-	acpSchema     *acp.SchemaValidator
+	acpSchema     *acpschema.SchemaValidator
 	acpSchemaErr  error
 )
 
 // acpClientSchema is the ACP schema, compiled once.
-func acpClientSchema() (*acp.SchemaValidator, error) {
-	acpSchemaOnce.Do(func() { acpSchema, acpSchemaErr = acp.Schema() })
+func acpClientSchema() (*acpschema.SchemaValidator, error) {
+	acpSchemaOnce.Do(func() { acpSchema, acpSchemaErr = acpschema.Schema() })
 	return acpSchema, acpSchemaErr
 }
 

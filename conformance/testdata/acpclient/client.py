@@ -97,6 +97,9 @@ class Session:
         if not ok:
             rec["error"] = error or reason
         else:
+            if not self.started:
+                self.started = True
+                self.event("sessionStarted", agentType="gemini")
             self.event("turnCompleted")
         write(rec)
 
