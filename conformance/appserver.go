@@ -33,8 +33,12 @@ var appServerGeneric = []string{"output/hello", "output/valid", "output/records"
 
 // appServerSkip says why chk does not judge case c ("" when it does): the
 // app-server checks judge only app-server cases, and of the other checks
-// only appServerGeneric judge them.
+// only appServerGeneric judge them; likewise for the cases of clients of
+// gemini --acp (acpClientSkip).
 func appServerSkip(chk *Check, c *Case) string {
+	if why := acpClientSkip(chk, c); why != "" {
+		return why
+	}
 	mine := strings.Contains(chk.ID, "/app-server-")
 	switch {
 	case c.Agent == AgentAppServer && !mine && !slices.Contains(appServerGeneric, chk.ID):

@@ -233,7 +233,11 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(cases, as...), nil
+	ac, err := acpClientCases(agents) // acpclient.go
+	if err != nil {
+		return nil, err
+	}
+	return append(append(cases, as...), ac...), nil
 }
 
 // Prompts returns the prompts the runner sends for a transcript, one per

@@ -21,6 +21,7 @@ var zoo = []sdk{
 	{dir: "claude-code-mcp", pkg: "@steipete/claude-code-mcp", group: "zoo"},
 	{dir: "claude-code-sdk-ts", pkg: "@instantlyeasy/claude-code-sdk-ts", group: "zoo"},
 	{dir: "claude-agent-acp", pkg: "@zed-industries/claude-agent-acp", group: "zoo"},
+	{dir: "acp-ai-provider", pkg: "@mcpc-tech/acp-ai-provider", group: "zoo"},
 }
 
 // TestZoo runs the whole conformance battery against each zoo driver, as

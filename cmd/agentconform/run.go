@@ -383,7 +383,7 @@ func printCatalog(w io.Writer) {
 	for _, c := range conformance.Catalog() {
 		fmt.Fprintf(w, "  %-6s %s\n         %s\n         Source: %s\n", c.Level, c.ID, c.Requirement, c.Source)
 	}
-	cases, err := conformance.Generate(append(append([]string(nil), conformance.CLIs...), conformance.AgentAppServer))
+	cases, err := conformance.Generate(append(append([]string(nil), conformance.CLIs...), conformance.AgentAppServer, conformance.AgentGeminiACP))
 	if err != nil {
 		fmt.Fprintf(w, "cases: %v\n", err)
 		return

@@ -148,10 +148,11 @@ var defs = []*faultDef{
 			intParam("utf8", 0, 1, "0", true, "1: cut each line after the first byte of every multibyte UTF-8 character, and nowhere else (max is then not used)"),
 		}},
 	{name: "latency", kind: "pipe", wrap: wrapLatency,
-		desc: "Sleeps before every stdout line. Catches adapters with too-short read timeouts.",
+		desc: "Sleeps before every stdout line (line=N: before the Nth only; the process reads no stdin meanwhile, so what the client sends then is read after that line, as when an agent's request crosses the client's message). Catches adapters with too-short read timeouts, and clients that answer a request the agent sent after their cancel as if nothing had been cancelled.",
 		params: []paramDef{
 			intParam("ms", 0, maxMS, "100", true, "delay per line in milliseconds"),
 			intParam("jitter", 0, maxMS, "0", true, "random extra delay of up to ± this many milliseconds (from the seed)"),
+			intParam("line", 1, maxCount, "every line", false, "only before this stdout write (1-based: the Nth line, unless another fault cuts lines into pieces)"),
 		}},
 	{name: "bandwidth", kind: "pipe", wrap: wrapBandwidth,
 		desc: "Throttles stdout to a number of bytes per second, writing big lines in pieces. Catches adapters that time out on big, slow lines.",

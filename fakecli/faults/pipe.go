@@ -195,22 +195,32 @@ func (s *slicer) writeRunes(b []byte) (int, error) {
 	return done, nil
 }
 
-// latency sleeps before every write.
+// latency sleeps before every write, or (line) before one.
 type latency struct {
 	once
 	w      io.Writer
 	rng    *rand.Rand
 	ms     int64
 	jitter int64
+	line   int64 // 0: every write; else only the line-th (1-based)
+	n      int64 // writes so far
 }
 
 func wrapLatency(p *Plan, f *fault, w io.Writer, _ *ender) io.Writer {
-	return &latency{once: once{p: p, f: f}, w: w, rng: f.rng(p.seed, streamWriter), ms: f.ints["ms"], jitter: f.ints["jitter"]}
+	return &latency{once: once{p: p, f: f}, w: w, rng: f.rng(p.seed, streamWriter), ms: f.ints["ms"], jitter: f.ints["jitter"], line: f.ints["line"]}
 }
 
 func (l *latency) Write(b []byte) (int, error) {
+	l.n++
+	if l.line > 0 && l.n != l.line {
+		return writeAll(l.w, b)
+	}
 	if !l.done {
-		l.record(fmt.Sprintf("every stdout write delayed by %d ms (± %d ms), from the first write on", l.ms, l.jitter))
+		if l.line > 0 {
+			l.record(fmt.Sprintf("stdout write %d delayed by %d ms (± %d ms)", l.line, l.ms, l.jitter))
+		} else {
+			l.record(fmt.Sprintf("every stdout write delayed by %d ms (± %d ms), from the first write on", l.ms, l.jitter))
+		}
 	}
 	d := l.ms
 	if l.jitter > 0 {

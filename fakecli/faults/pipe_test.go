@@ -172,6 +172,14 @@ func TestLatency(t *testing.T) {
 	if b := jittered(1); len(a) != len(b) || a[0] != b[0] || a[5] != b[5] {
 		t.Error("same seed, different delays")
 	}
+
+	// line=N: one sleep, before the Nth write, and every line written.
+	p, s = mustParse(t, "latency:ms=3000,line=4", 1)
+	var one recorder
+	writeLines(t, p.Stdout(&one, nil), in)
+	if len(s.d) != 1 || s.d[0] != 3*time.Second || len(one.writes) != len(in) {
+		t.Errorf("line=4: sleeps %v and %d writes for %d lines, want one of 3s", s.d, len(one.writes), len(in))
+	}
 }
 
 func TestBandwidth(t *testing.T) {
