@@ -664,6 +664,11 @@ func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 			}
 		}
 	}
+	if e.rpc != nil {
+		if f := e.rpc.consumed(e, st, m); f != flowNone {
+			return f
+		}
+	}
 	if e.c != nil {
 		// flowJump: the control layer chose the path (a permission
 		// answer, or an interrupt that was waiting for the turn), not
