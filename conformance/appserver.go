@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentconform/agentconform/fakecli"
 	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
@@ -67,6 +68,10 @@ var (
 		"The client speaks the server's protocol: initialize first, only methods the server knows, with params, no answer to a request the server did not make or already had answered.",
 		srcAppServer("initialize")+"; "+srcAppServer("ids")),
 		Applies: appServerCase(nil), Judge: judgeAppServerRequests})
+	CheckAppServerResume = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/app-server-resume", "MUST",
+		"A start that asks to resume thread X has the client resume X in the app-server it starts: thread/resume with threadId X, its turns on X, no thread/start (a new thread loses the conversation) and no other thread. The resumed thread's turn reaches the caller (a turn_end, ok:true for a turn the server completed). A thread the server does not have is refused (no rollout found for thread id X): the client reports the turn failed, says why, and starts no new thread in its place.",
+		srcAppServer("resume")),
+		Applies: appServerCase(func(c *Case) bool { return c.Resume != "" }), Judge: judgeAppServerResume})
 	CheckAppServerText = register(&Check{Family: FamilyLossless, Rule: rule("lossless/app-server-text", "MUST",
 		"The agent's text reaches the caller whole: per turn, the text of the unified textChunk events is the text of the turn's agentMessage items, multibyte characters included however the bytes were split across reads.",
 		srcAppServer("items")+"; "+srcAppServer("framing")),
@@ -88,9 +93,10 @@ func appServerCase(cond func(*Case) bool) func(*Case, *Hello) (bool, string) {
 
 // appServerCases are the cases of app-server clients, when agents names
 // AgentAppServer: every app-server fixture a client can run in one
-// process (resume needs a second process, which one harness session does
-// not start), the approval fixture under both policies, the interrupt in
-// its window, and faults of the pipe and of the protocol.
+// process, the approval fixture under both policies, the interrupt in its
+// window, faults of the pipe and of the protocol, and the starts that
+// resume a thread of an earlier process (the resume fixture's second
+// process) or one the server does not have.
 func appServerCases(agents []string) ([]*Case, error) {
 	if !slices.Contains(agents, AgentAppServer) {
 		return nil, nil
@@ -167,15 +173,44 @@ func appServerCases(agents []string) ([]*Case, error) {
 			Interrupt: &InterruptPlan{AfterEvents: at}, Expect: Expect{Cancelled: true, Stall: true},
 			Description: fmt.Sprintf("interrupt once the command started (the server stalls after its line %d)", at)})
 	}
+	if t := byScenario["resume"]; t != nil && byScenario["plain-text"] != nil && len(t.Processes()) > 1 {
+		cases = append(cases, appServerResumeCases(t, byScenario["plain-text"])...)
+	}
 	return cases, nil
+}
+
+// appServerResumeCases are the starts that resume a thread: one an earlier
+// process kept (the resume fixture's thread, its first turn done, under
+// resumeID; a younger thread of the same directory beside it), whose next
+// turn is the fixture's second process; and one no process kept (the
+// server refuses it: no rollout found), on plain-text.
+func appServerResumeCases(resume, plain *transcript.Transcript) []*Case {
+	seeds := []fakecli.SessionSeed{
+		{CLI: "codex", ID: resumeID, Fixture: resume.Name, Next: 1, Title: "the thread to resume", Age: time.Hour},
+		{CLI: "codex", ID: decoyID, Fixture: resume.Name, Next: 1, Title: "a later thread", Age: time.Minute},
+	}
+	return []*Case{
+		{ID: AgentAppServer + "/resume", Agent: AgentAppServer, Fixture: resume.Name, Permission: "allow",
+			Prompts: appServerPartPrompts(resume, 1), Resume: resumeID, Sessions: seeds, CLIVersion: resume.Header.CLIVersion,
+			Description: "start by resuming a thread an earlier app-server process ran a turn on: the client must send thread/resume with its id in the app-server it starts and run the turn on it (a younger thread of the same directory is kept too)"},
+		{ID: AgentAppServer + "/plain-text/resume-unknown", Agent: AgentAppServer, Fixture: plain.Name, Permission: "allow",
+			Prompts: appServerPrompts(plain), Resume: unknownID, Sessions: seeds[1:], CLIVersion: plain.Header.CLIVersion,
+			Expect:      Expect{TurnFails: true, UnknownSession: true},
+			Description: "start by resuming a thread the server does not have (no rollout found for thread id): the client must report the failure, not start a new thread in its place"},
+	}
 }
 
 // appServerPrompts are a fixture's prompts, as its userMessage items
 // carry them, one per turn/start of its first process.
 func appServerPrompts(t *transcript.Transcript) []string {
+	return appServerPartPrompts(t, 0)
+}
+
+// appServerPartPrompts are the prompts of one process part of a fixture.
+func appServerPartPrompts(t *transcript.Transcript, part int) []string {
 	var out []string
 	want := false
-	for _, s := range t.Processes()[0] {
+	for _, s := range t.Processes()[part] {
 		switch {
 		case s.Op == transcript.OpLabel:
 			want = false
@@ -455,6 +490,97 @@ func judgeAppServerText(o *Observation) Outcome {
 		if got != w {
 			return Outcome{Expected: fmt.Sprintf("turn %d's text: %q", i+1, clip(w, 300)), Actual: fmt.Sprintf("%q", clip(got, 300))}
 		}
+	}
+	return pass()
+}
+
+// clientRequest is a request the client sent an app-server: its method
+// and the thread it names ("" for none).
+type clientRequest struct {
+	method, thread string
+}
+
+// clientRequests are the requests the client sent the fake app-servers,
+// in order.
+func (o *Observation) clientRequests() []clientRequest {
+	var out []clientRequest
+	for _, cl := range o.clientLines(o.Fake) {
+		if cl.msg == nil || cl.msg.Kind != transcript.RPCRequest {
+			continue
+		}
+		th, _ := transcript.Lookup(cl.msg.Obj, "/params/threadId")
+		s, _ := th.(string)
+		out = append(out, clientRequest{method: cl.msg.Method, thread: s})
+	}
+	return out
+}
+
+func judgeAppServerResume(o *Observation) Outcome {
+	want := o.Case.Resume
+	var resumes []string
+	for _, r := range o.clientRequests() {
+		switch {
+		case r.method == "thread/start":
+			return failf("thread/resume of "+want, "thread/start: the client started a new thread instead of (or beside) the one asked for, and the conversation is lost")
+		case r.method == "thread/resume" && !strings.EqualFold(r.thread, want):
+			what := "thread/resume of " + r.thread
+			if strings.EqualFold(r.thread, decoyID) {
+				what += " (the most recent thread of the directory, not the one asked for)"
+			}
+			return failf("thread/resume of "+want, "%s", what)
+		case r.method == "thread/resume":
+			resumes = append(resumes, r.thread)
+		case r.method == "turn/start" && len(resumes) == 0:
+			return failf("thread/resume of "+want+" before the turn", "turn/start on %q with no thread/resume before it", r.thread)
+		case r.method == "turn/start" && !strings.EqualFold(r.thread, want):
+			return failf("the turn on thread "+want, "turn/start on %q", r.thread)
+		}
+	}
+	if len(resumes) == 0 {
+		return failf("thread/resume of "+want, "the client never asked an app-server to resume it")
+	}
+	var refusal string
+	for _, r := range o.Fake {
+		if r.Kind == "session_error" && strings.EqualFold(r.Session, want) {
+			refusal = r.Message
+		}
+	}
+	ends := o.TurnEnds()
+	if !o.Case.Expect.UnknownSession {
+		if refusal != "" {
+			return failf("the server resumes "+want, "the server refused it: %s", clip(refusal, 200))
+		}
+		turns := o.completedTurns()
+		switch {
+		case len(turns) == 0:
+			return failf("the caller's turn run on the resumed thread", "the server completed no turn on it: the prompt never reached the thread")
+		case len(ends) == 0:
+			return failf("a turn_end for the resumed thread's turn", "none: the outcome never reached the caller")
+		case turns[0] == "completed" && !ends[0].OK:
+			return failf("turn_end ok:true for the turn the server completed on the resumed thread", "ok:false, error %q", clip(ends[0].Error, 200))
+		}
+		return pass()
+	}
+	if refusal == "" {
+		return Outcome{Skip: true, Actual: "the server did not refuse the thread (nothing to judge)"}
+	}
+	for _, e := range ends {
+		if e.OK {
+			return failf("turn_end ok:false: the server refused the thread", "turn_end ok:true: a thread the server does not have was reported resumed")
+		}
+	}
+	end, ended := o.End()
+	if len(ends) == 0 && !(ended && !end.OK) {
+		return failf("turn_end ok:false (or end ok:false)", "no failure reported: the caller never learns the thread is gone")
+	}
+	extra := []string{end.Error}
+	for _, e := range ends {
+		extra = append(extra, e.Error)
+	}
+	hay := errorHaystack(o.EventsOfTurn(0), extra)
+	if !hay.tellsNotFound(want) && !hay.holds([]string{foldText(refusal)}) {
+		return failf(fmt.Sprintf("the server's refusal %q handed to the caller", clip(refusal, 200)),
+			"not in the turn's events, its turn_end or end errors: the user never learns why the turn failed")
 	}
 	return pass()
 }

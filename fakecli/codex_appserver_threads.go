@@ -200,8 +200,10 @@ func (a *appServerState) resume(e *engine, m *stdinMsg, msg *transcript.RPCMessa
 		return e.finish(e.p.harnessError(err))
 	}
 	if ses == nil {
+		// A well-formed request the server refuses for want of the
+		// thread: "refused", not a protocol error of the client.
 		text := "no rollout found for thread id " + id
-		e.logStdin(m, "rejected")
+		e.logStdin(m, "refused")
 		e.p.obs.log("session_error", "message", text, "session", id, "reason", SessionNotFound)
 		return a.writeError(e, msg.ID, -32600, text)
 	}

@@ -5,8 +5,8 @@ that speaks the harness protocol (conformance/HARNESS.md) as agent
     python3 client.py [MODE]
 
 MODE "correct" (the default) does what an editor must: one app-server
-process per session; initialize, initialized, thread/start, then one
-turn/start per prompt, each turn over at its turn/completed; answers paired
+process per session; initialize, initialized, thread/start (thread/resume
+of the thread a start asks to resume), then one turn/start per prompt, each turn over at its turn/completed; answers paired
 with requests by id; approvals answered once with the policy's decision;
 interrupts sent as turn/interrupt; text decoded from whole lines; on close,
 stdin closed and the server waited for (then terminated). Each other MODE
@@ -27,6 +27,13 @@ plants one bug that real clients have:
                         stop the server
     end-on-response     takes the answer to turn/start (status inProgress)
                         for the end of the turn
+    resume-new-thread   starts a new thread where the caller asked to
+                        resume one (thread/start, never thread/resume)
+    resume-fallback     resumes the thread asked for, and when the server
+                        does not have it starts a new thread in its place
+                        and runs the turn there, as if resumed
+    resume-silent       reports a thread the server does not have as a
+                        failed turn without saying why ("resume failed")
 
 Standard library only (Python 3.9+).
 """
@@ -69,6 +76,7 @@ class Session:
         self.interrupted = False
         self.ended = False
         self.started = False
+        self.resume = ""
 
     def event(self, typ, **fields):
         write(dict(id=str(uuid.uuid4()), sessionId=self.thread or "pending", timestamp=now(), type=typ, **fields))
@@ -185,15 +193,25 @@ class Session:
                 raise RuntimeError("an answer to no pending request: %r" % (rid,))
             return
         if "error" in msg:
-            if self.in_turn and method in ("thread/start", "turn/start", "initialize"):
+            if method == "thread/resume" and MODE == "resume-fallback":
+                self.request("thread/start", {"cwd": os.getcwd()})
+                return
+            if method == "thread/resume" and MODE == "resume-silent" and self.in_turn:
+                self.in_turn = False
+                write({"agentconform": "turn_end", "ok": False, "error": "resume failed", "session_id": self.thread, "reason": "failed"})
+                return
+            if self.in_turn and method in ("thread/start", "thread/resume", "turn/start", "initialize"):
                 self.in_turn = False
                 write({"agentconform": "turn_end", "ok": False, "error": json.dumps(msg["error"]), "session_id": self.thread, "reason": "failed"})
             return
         result = msg.get("result") or {}
         if method == "initialize":
             self.send({"method": "initialized"})
-            self.request("thread/start", {"cwd": os.getcwd()})
-        elif method == "thread/start":
+            if self.resume and MODE != "resume-new-thread":
+                self.request("thread/resume", {"threadId": self.resume})
+            else:
+                self.request("thread/start", {"cwd": os.getcwd()})
+        elif method in ("thread/start", "thread/resume"):
             self.thread = (result.get("thread") or {}).get("id", "")
             self.started = True
             self.event("sessionStarted", agentType="codex")
@@ -214,6 +232,7 @@ class Session:
         if op == "start":
             self.policy = cmd.get("permission") or "allow"
             self.prompt = cmd.get("prompt", "")
+            self.resume = cmd.get("resume") or ""
             self.in_turn = True
             self.spawn()
             if MODE == "no-initialize":
@@ -266,7 +285,7 @@ def commands():
 
 def main():
     write({"agentconform": "hello", "profile": "unified", "agents": ["codex-app-server"],
-           "supports": ["multi_turn", "interrupt", "permission"], "name": "appserver-client-" + MODE, "version": "1.0.0"})
+           "supports": ["multi_turn", "interrupt", "permission", "resume"], "name": "appserver-client-" + MODE, "version": "1.0.0"})
     s = Session()
     threading.Thread(target=commands, daemon=True).start()
     while True:
