@@ -265,10 +265,11 @@ type appServerState struct {
 	// in the session store with them.
 	ref  string
 	part int
-	// kept are the threads already in the session store; ephemeral is
+	// kept are the threads already in the session store; loaded those
+	// this process has opened (thread/start, thread/resume); ephemeral is
 	// set when the last thread/start asked for a thread that is not kept.
-	kept      map[string]bool
-	ephemeral bool
+	kept, loaded map[string]bool
+	ephemeral    bool
 	// turns maps the index of each turn/started step to the index of its
 	// turn/completed step (-1 when it has none).
 	turns map[int]int
@@ -277,7 +278,7 @@ type appServerState struct {
 }
 
 func newAppServerState(steps []transcript.Step) *appServerState {
-	a := &appServerState{threads: map[string]bool{}, turns: map[int]int{}, interruptAt: -1, kept: map[string]bool{}}
+	a := &appServerState{threads: map[string]bool{}, turns: map[int]int{}, interruptAt: -1, kept: map[string]bool{}, loaded: map[string]bool{}}
 	if i, ok := transcript.Labels(steps)[asrpc.InterruptLabel]; ok {
 		a.interruptAt = i
 	}

@@ -304,6 +304,31 @@ func TestAppServerResumeKept(t *testing.T) {
 	}
 }
 
+// TestAppServerResumeLoaded: thread/resume of the thread the process runs
+// (as a client that resumes before every turn sends it) is answered with
+// the thread, after 0.169.0's deprecationNotice, and the next turn runs.
+func TestAppServerResumeLoaded(t *testing.T) {
+	c := startAppServer(t, "codex/app-server-multi-turn")
+	c.handshake("never")
+	c.untilMethod("turn/completed")
+	c.l.send(`{"id":"r","method":"thread/resume","params":{"threadId":"` + c.thread + `"}}`)
+	notice := c.l.nextEvent()
+	if method(notice) != "deprecationNotice" {
+		t.Errorf("before the answer: %v", notice)
+	}
+	if r := c.untilID(`"r"`); lookup(r, "/result/thread/id") != c.thread {
+		t.Fatalf("thread/resume of the loaded thread: %v", r)
+	}
+	c.l.send(`{"id":"t2","method":"turn/start","params":{"threadId":"` + c.thread + `","input":[{"type":"text","text":"again"}]}}`)
+	if done := c.untilMethod("turn/completed"); lookup(done, "/params/turn/status") != "completed" {
+		t.Errorf("the second turn: %v", done)
+	}
+	c.l.send(`{"id":"x","method":"thread/resume","params":{"threadId":"` + c.thread + `","excludeTurns":true}}`)
+	if r := c.l.nextEvent(); r["id"] != "x" {
+		t.Errorf("excludeTurns: the answer first, got %v", r)
+	}
+}
+
 // TestAppServerThreadsKept: a thread is kept once its first turn/start is
 // taken, not before, and never when it is ephemeral; a later process
 // resumes only a kept one.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentconform/agentconform/transcript"
 )
@@ -147,6 +148,15 @@ func (a *appServerState) consumed(e *engine, st *transcript.Step, m *stdinMsg) f
 	case "thread/start":
 		params, _ := m.obj["params"].(map[string]any)
 		a.ephemeral, _ = params["ephemeral"].(bool)
+		for id := range a.threads {
+			a.loaded[id] = true // the transcript's thread, which its answer names
+		}
+	case "thread/resume":
+		if id, ok := threadParam(m.obj); ok {
+			if norm, bad := parseThreadID(id); bad == "" {
+				a.loaded[norm] = true
+			}
+		}
 	case "turn/start":
 		id, ok := threadParam(m.obj)
 		if !ok || a.kept[id] || a.ephemeral || a.ref == "" {
@@ -191,6 +201,9 @@ func (a *appServerState) resume(e *engine, m *stdinMsg, msg *transcript.RPCMessa
 		e.p.obs.log("session_error", "message", "invalid session id: "+bad, "session", raw, "reason", SessionNotFound)
 		return a.writeError(e, msg.ID, -32600, "invalid session id: "+bad)
 	}
+	if a.loaded[id] {
+		return a.resumeLoaded(e, m, msg, id)
+	}
 	store, err := openStore(e.p.env)
 	if err != nil {
 		return e.finish(e.p.harnessError(err))
@@ -234,7 +247,7 @@ func (a *appServerState) resume(e *engine, m *stdinMsg, msg *transcript.RPCMessa
 	// and interrupt branch; the recorded thread id becomes the one asked
 	// for, the only thread this process now knows.
 	fresh := newAppServerState(steps)
-	fresh.sawInit, fresh.ref, fresh.part, fresh.kept = true, ses.Transcript, part, a.kept
+	fresh.sawInit, fresh.ref, fresh.part, fresh.kept, fresh.loaded = true, ses.Transcript, part, a.kept, a.loaded
 	fresh.threads[id] = true
 	fresh.kept[id] = true
 	*a = *fresh
@@ -249,4 +262,43 @@ func (a *appServerState) resume(e *engine, m *stdinMsg, msg *transcript.RPCMessa
 	e.held = append(e.held, m)
 	e.pc = at
 	return flowJump
+}
+
+// resumeLoaded answers thread/resume of the thread this process already
+// runs, as 0.169.0 does (observed: a deprecationNotice about full-history
+// hydration unless excludeTurns is true, then the answer; nothing else,
+// the thread being loaded already; the real answer carries the thread's
+// turns, which the fake does not rebuild): the thread as this process's
+// thread/start (or thread/resume) answer recorded it, under the request's
+// id. The replay goes on where it was.
+func (a *appServerState) resumeLoaded(e *engine, m *stdinMsg, msg *transcript.RPCMessage, id string) flow {
+	answer := ""
+	for _, st := range e.steps {
+		if st.Op == transcript.OpOut && strings.HasPrefix(st.Text, `{"id":`) && strings.Contains(st.Text, `,"result":{"thread":`) {
+			answer = st.Text
+			break
+		}
+	}
+	if answer == "" {
+		e.protocolError(m, "thread/resume of thread "+id+", which this process runs, and the transcript records no thread answer to make its answer from")
+		return a.writeError(e, msg.ID, -32603, "agentconform fake codex app-server: the transcript records no thread answer for thread/resume of "+id)
+	}
+	if len(e.vars) > 0 {
+		answer = e.vars.Fill(answer)
+	}
+	if e.rewriteFrom != "" {
+		answer = strings.ReplaceAll(answer, e.rewriteFrom, e.rewriteTo)
+	}
+	answer = `{"id":` + msg.ID + answer[strings.Index(answer, `,"result":{"thread":`):]
+	e.logStdin(m, "resumed")
+	e.p.logSession(id, true)
+	if exclude, _ := transcript.Lookup(m.obj, "/params/excludeTurns"); exclude != true {
+		notice := `{"method":"deprecationNotice","params":{"summary":"Full-history hydration is deprecated for paginated threads; use ` +
+			"`excludeTurns: true`, then page with `thread/turns/list` and `thread/items/list`." + `","details":null},"emittedAtMs":` +
+			strconv.FormatInt(time.Now().UnixMilli(), 10) + `}`
+		if f := e.write(notice, true, 0); f != flowNone {
+			return f
+		}
+	}
+	return e.write(answer, true, 0)
 }

@@ -163,7 +163,8 @@ type Observation struct {
 	// "prompt" (read as the prompt), "ignored", "malformed", "unmatched",
 	// "rejected" (an app-server request answered with an error),
 	// "refused" (an app-server thread/resume of a thread the store does
-	// not hold)
+	// not hold), "resumed" (thread/resume of the thread the app-server
+	// runs)
 	// or "unread" (still unread when the process ended).
 	Matched     string `json:"-"`
 	MatchedStep int    `json:"-"`
