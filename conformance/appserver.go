@@ -72,6 +72,14 @@ var (
 		"A start that asks to resume thread X has the client resume X in the app-server it starts: thread/resume with threadId X, its turns on X, no thread/start (a new thread loses the conversation) and no other thread. The resumed thread's turn reaches the caller (a turn_end, ok:true for a turn the server completed). A thread the server does not have is refused (no rollout found for thread id X): the client reports the turn failed, says why, and starts no new thread in its place.",
 		srcAppServer("resume")),
 		Applies: appServerCase(func(c *Case) bool { return c.Resume != "" }), Judge: judgeAppServerResume})
+	CheckAppServerSameThread = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/app-server-same-thread", "MUST",
+		"Every later turn of a session runs on the session's thread: in the app-server of the earlier turns, or in a new app-server that resumed the thread by its id (thread/resume); never on a new thread (thread/start), which loses the conversation without the caller knowing.",
+		srcAppServer("resume")),
+		Applies: appServerCase(func(c *Case) bool { return len(c.Prompts) > 1 }), Judge: judgeAppServerSameThread})
+	CheckAppServerRestarts = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/app-server-restarts", "SHOULD",
+		"After the app-server died in a turn, the caller's next turn works: the client starts a new app-server, resumes the thread there (thread/resume with the thread id of the first), and the turn's outcome reaches the caller, rather than failing every turn from then on.",
+		srcAppServer("lifecycle")+"; "+srcAppServer("resume")),
+		Applies: appServerCase(func(c *Case) bool { return c.Expect.NextTurn && c.Expect.CLIDies }), Judge: judgeAppServerRestarts})
 	CheckAppServerText = register(&Check{Family: FamilyLossless, Rule: rule("lossless/app-server-text", "MUST",
 		"The agent's text reaches the caller whole: per turn, the text of the unified textChunk events is the text of the turn's agentMessage items, multibyte characters included however the bytes were split across reads.",
 		srcAppServer("items")+"; "+srcAppServer("framing")),
@@ -183,7 +191,9 @@ func appServerCases(agents []string) ([]*Case, error) {
 	return cases, nil
 }
 
-// appServerResumeCases are the starts that resume a thread: one an earlier
+// appServerResumeCases are the cases of threads across processes: an
+// app-server killed in the first turn, whose thread the next turn resumes
+// in a new process; and the starts that resume a thread: one an earlier
 // process kept (the resume fixture's thread, its first turn done, under
 // resumeID; a younger thread of the same directory beside it), whose next
 // turn is the fixture's second process; and one no process kept (the
@@ -193,7 +203,12 @@ func appServerResumeCases(resume, plain *transcript.Transcript) []*Case {
 		{CLI: "codex", ID: resumeID, Fixture: resume.Name, Next: 1, Title: "the thread to resume", Age: time.Hour},
 		{CLI: "codex", ID: decoyID, Fixture: resume.Name, Next: 1, Title: "a later thread", Age: time.Minute},
 	}
+	both := append(appServerPartPrompts(resume, 0), appServerPartPrompts(resume, 1)...)
 	return []*Case{
+		{ID: AgentAppServer + "/resume/killed-then-turn", Agent: AgentAppServer, Fixture: resume.Name, Permission: "allow", Prompts: both,
+			Faults: "die:signal=SIGKILL,after=" + strconv.Itoa(countOut(resume.Steps)-3), FaultsFirstOnly: true, CLIVersion: resume.Header.CLIVersion,
+			Expect:      Expect{TurnFails: true, NextTurn: true, CLIDies: true},
+			Description: "the app-server is killed by SIGKILL before the first turn completes; the caller's next turn must work: a new app-server that resumes the thread of the first (thread/resume) runs it"},
 		{ID: AgentAppServer + "/resume", Agent: AgentAppServer, Fixture: resume.Name, Permission: "allow",
 			Prompts: appServerPartPrompts(resume, 1), Resume: resumeID, Sessions: seeds, CLIVersion: resume.Header.CLIVersion,
 			Description: "start by resuming a thread an earlier app-server process ran a turn on: the client must send thread/resume with its id in the app-server it starts and run the turn on it (a younger thread of the same directory is kept too)"},
@@ -293,17 +308,80 @@ func (o *Observation) completedTurns() []string {
 	return out
 }
 
+// promptOfTurns maps each turn the servers completed (completedTurns'
+// order) to the caller's prompt it ran: the turn's id is the one the
+// server answered the client's turn/start with, and that request's input
+// holds the prompt. A turn that never completed (its server died) has no
+// entry, so the turns after it still meet their own turn_end; a turn whose
+// request names no prompt left takes the next prompt in order.
+func (o *Observation) promptOfTurns() []int {
+	type key struct {
+		pid int
+		id  string
+	}
+	input := map[key]string{} // turn/start request -> its text
+	for _, r := range o.Fake {
+		if r.Kind != "stdin" {
+			continue
+		}
+		if m, err := transcript.ParseRPC([]byte(r.Text)); err == nil && m.Kind == transcript.RPCRequest && m.Method == "turn/start" {
+			t, _ := transcript.Lookup(m.Obj, "/params/input/0/text")
+			input[key{r.PID, m.ID}], _ = t.(string)
+		}
+	}
+	text := map[string]string{} // turn id -> the prompt text that started it
+	var done []string           // completed turn ids, in order
+	for _, w := range o.Wire {
+		for _, l := range bytes.Split(w.Bytes, []byte("\n")) {
+			m, err := transcript.ParseRPC(bytes.TrimSuffix(l, []byte("\r")))
+			if err != nil {
+				continue
+			}
+			switch {
+			case m.Kind == transcript.RPCResponse:
+				if id, ok := transcript.Lookup(m.Obj, "/result/turn/id"); ok {
+					if ids, ok := id.(string); ok {
+						text[ids] = input[key{w.PID, m.ID}]
+					}
+				}
+			case m.Kind == transcript.RPCNotification && m.Method == "turn/completed":
+				id, _ := transcript.Lookup(m.Obj, "/params/turn/id")
+				ids, _ := id.(string)
+				done = append(done, ids)
+			}
+		}
+	}
+	out := make([]int, len(done))
+	next := 0
+	for i, id := range done {
+		j := next
+		if t := text[id]; t != "" {
+			for k := next; k < len(o.Case.Prompts); k++ {
+				if strings.Contains(t, o.Case.Prompts[k]) {
+					j = k
+					break
+				}
+			}
+		}
+		out[i] = j
+		next = j + 1
+	}
+	return out
+}
+
 func judgeAppServerTurns(o *Observation) Outcome {
 	turns := o.completedTurns()
 	ends := o.TurnEnds()
 	if len(turns) == 0 {
 		return Outcome{Skip: true, Actual: "the server completed no turn (the client started none, or the server failed first)"}
 	}
-	if len(ends) < len(turns) {
+	prompt := o.promptOfTurns()
+	if last := prompt[len(prompt)-1]; len(ends) <= last {
 		return failf(fmt.Sprintf("a turn_end for each of the %d turns the server completed", len(turns)),
 			"%d turn_end record(s): a turn the server completed was never delivered", len(ends))
 	}
-	for i, st := range turns {
+	for n, st := range turns {
+		i := prompt[n]
 		r := ends[i]
 		switch st {
 		case "completed":
@@ -585,6 +663,100 @@ func judgeAppServerResume(o *Observation) Outcome {
 	if !hay.tellsNotFound(want) && !hay.holds([]string{foldText(refusal)}) {
 		return failf(fmt.Sprintf("the server's refusal %q handed to the caller", clip(refusal, 200)),
 			"not in the turn's events, its turn_end or end errors: the user never learns why the turn failed")
+	}
+	return pass()
+}
+
+// clientRequestsByProcess are the requests the client sent each fake
+// app-server, by process, in the order the processes started.
+func (o *Observation) clientRequestsByProcess() [][]clientRequest {
+	var order []int
+	index := map[int]int{}
+	for _, r := range o.Fake {
+		if r.Kind == "start" && slices.Contains(r.Argv, "app-server") {
+			index[r.PID] = len(order)
+			order = append(order, r.PID)
+		}
+	}
+	out := make([][]clientRequest, len(order))
+	for _, r := range o.Fake {
+		i, ok := index[r.PID]
+		if r.Kind != "stdin" || !ok {
+			continue
+		}
+		m, err := transcript.ParseRPC([]byte(r.Text))
+		if err != nil || m.Kind != transcript.RPCRequest {
+			continue
+		}
+		th, _ := transcript.Lookup(m.Obj, "/params/threadId")
+		id, _ := th.(string)
+		out[i] = append(out[i], clientRequest{method: m.Method, thread: id})
+	}
+	return out
+}
+
+func judgeAppServerSameThread(o *Observation) Outcome {
+	want, turns := "", 0
+	for p, reqs := range o.clientRequestsByProcess() {
+		for _, r := range reqs {
+			if r.method != "turn/start" {
+				continue
+			}
+			turns++
+			switch {
+			case want == "":
+				want = r.thread
+			case !strings.EqualFold(r.thread, want):
+				what := "turn/start on thread " + r.thread
+				if p > 0 {
+					what += fmt.Sprintf(" in app-server process %d", p+1)
+				}
+				return failf("every later turn on thread "+want+" (the first turn's)", "%s: a new thread, the conversation lost", what)
+			}
+		}
+	}
+	if turns < 2 {
+		return Outcome{Skip: true, Actual: "no later turn reached an app-server"}
+	}
+	return pass()
+}
+
+func judgeAppServerRestarts(o *Observation) Outcome {
+	procs := o.clientRequestsByProcess()
+	ends := o.TurnEnds()
+	lastErr := ""
+	if len(ends) > 0 && !ends[len(ends)-1].OK {
+		lastErr = fmt.Sprintf(" (its turn_end: ok:false, %q)", clip(ends[len(ends)-1].Error, 200))
+	}
+	if len(procs) < 2 {
+		return failf("a new app-server for the next turn", "the client started none: the next turn never reached a server%s", lastErr)
+	}
+	first := ""
+	for _, r := range procs[0] {
+		if r.method == "turn/start" {
+			first = r.thread
+			break
+		}
+	}
+	resumed := false
+	for _, reqs := range procs[1:] {
+		for _, r := range reqs {
+			if r.method == "thread/resume" && strings.EqualFold(r.thread, first) {
+				resumed = true
+			}
+		}
+	}
+	if !resumed {
+		return failf("thread/resume of "+first+" (the first app-server's thread) in the new app-server", "no such thread/resume: the next turn ran on another thread, or on none%s", lastErr)
+	}
+	turns := o.completedTurns()
+	switch {
+	case len(turns) == 0:
+		return failf("the next turn run by the new app-server", "the server completed no turn: the prompt never reached the resumed thread%s", lastErr)
+	case len(ends) == 0:
+		return failf("turn_end ok:true for the next turn, which the new app-server completed", "no turn_end")
+	case !ends[len(ends)-1].OK:
+		return failf("turn_end ok:true for the next turn, which the new app-server completed", "ok:false, error %q", clip(ends[len(ends)-1].Error, 200))
 	}
 	return pass()
 }

@@ -62,7 +62,7 @@ func TestAppServerCases(t *testing.T) {
 	}
 	for _, want := range []string{"codex-app-server/plain-text", "codex-app-server/interrupt", "codex-app-server/approval-accept/policy-deny",
 		"codex-app-server/multi-turn", "codex-app-server/unicode/split-characters", "codex-app-server/single-tool/answer-twice",
-		"codex-app-server/resume", "codex-app-server/plain-text/resume-unknown"} {
+		"codex-app-server/resume", "codex-app-server/plain-text/resume-unknown", "codex-app-server/resume/killed-then-turn"} {
 		if !slices.Contains(ids, want) {
 			t.Errorf("no case %s in %v", want, ids)
 		}
@@ -113,6 +113,7 @@ func TestAppServerClients(t *testing.T) {
 		files  = "codex-app-server/approval-file-change"
 		resume = "codex-app-server/resume"
 		gone   = "codex-app-server/plain-text/resume-unknown"
+		again  = "codex-app-server/resume/killed-then-turn"
 	)
 	runs := []struct {
 		mode  string
@@ -136,6 +137,11 @@ func TestAppServerClients(t *testing.T) {
 			each([]string{gone}, Fail, "lifecycle/app-server-reports-failure"))},
 		{"resume-fallback", []string{resume, gone}, each([]string{gone}, Fail, "invocation/app-server-resume", "lifecycle/app-server-reports-failure")},
 		{"resume-silent", []string{resume, gone}, each([]string{gone}, Fail, "invocation/app-server-resume")},
+		{"no-restart", []string{again, multi}, each([]string{again}, NonStrict, "lifecycle/app-server-restarts")},
+		{"restart-new-thread", []string{again, multi}, merge(each([]string{again}, NonStrict, "lifecycle/app-server-restarts"),
+			// The new thread shows in the unified events too: their
+			// sessionId changes in mid-session.
+			each([]string{again}, Fail, "lifecycle/app-server-same-thread", "output/valid"))},
 	}
 	type outcome struct {
 		res *Results

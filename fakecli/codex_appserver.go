@@ -233,7 +233,7 @@ func runCodexAppServer(p *proc, args []string) int {
 	eng := newEngine(p, steps, readLines(p.stdin, p.start))
 	eng.defaultSignal = appServerSignal
 	eng.rpc = newAppServerState(steps)
-	eng.rpc.ref = ref
+	eng.rpc.ref, eng.rpc.recorded = ref, t.Header.SessionID
 	if t.Header.SessionID != "" {
 		eng.rpc.threads[t.Header.SessionID] = true
 	}
@@ -265,6 +265,9 @@ type appServerState struct {
 	// in the session store with them.
 	ref  string
 	part int
+	// recorded is the thread id the transcript's server named (its
+	// session id), which a thread/start answers with while it is free.
+	recorded string
 	// kept are the threads already in the session store; loaded those
 	// this process has opened (thread/start, thread/resume); ephemeral is
 	// set when the last thread/start asked for a thread that is not kept.

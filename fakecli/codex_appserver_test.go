@@ -329,6 +329,32 @@ func TestAppServerResumeLoaded(t *testing.T) {
 	}
 }
 
+// TestAppServerFreshThread: a thread/start after the recorded thread was
+// kept opens a thread of a new id (the same one for the same seed), and
+// its turn runs on it.
+func TestAppServerFreshThread(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "codex/app-server-plain-text"})
+	var ids []string
+	for i := 0; i < 3; i++ {
+		l := startFake(t, f, "codex", []string{"app-server"}, cmdOpts{})
+		l.send(`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"t","version":"1"}}}`)
+		l.send(`{"method":"initialized"}`)
+		l.send(`{"id":2,"method":"thread/start","params":{}}`)
+		r := l.until("the thread", func(ev map[string]any) bool { return ev["id"] == 2.0 })
+		id, _ := lookup(r, "/result/thread/id").(string)
+		l.send(`{"id":3,"method":"turn/start","params":{"threadId":"` + id + `","input":[{"type":"text","text":"go"}]}}`)
+		done := l.until("turn/completed", func(ev map[string]any) bool { return ev["method"] == "turn/completed" })
+		if lookup(done, "/params/threadId") != id {
+			t.Errorf("process %d: the turn ran on %v, its thread is %s", i+1, lookup(done, "/params/threadId"), id)
+		}
+		l.wait()
+		ids = append(ids, id)
+	}
+	if ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2] {
+		t.Errorf("thread ids %v: each thread/start must open a new thread", ids)
+	}
+}
+
 // TestAppServerThreadsKept: a thread is kept once its first turn/start is
 // taken, not before, and never when it is ephemeral; a later process
 // resumes only a kept one.

@@ -148,6 +148,9 @@ func (a *appServerState) consumed(e *engine, st *transcript.Step, m *stdinMsg) f
 	case "thread/start":
 		params, _ := m.obj["params"].(map[string]any)
 		a.ephemeral, _ = params["ephemeral"].(bool)
+		if f := a.freshThread(e); f != flowNone {
+			return f
+		}
 		for id := range a.threads {
 			a.loaded[id] = true // the transcript's thread, which its answer names
 		}
@@ -173,6 +176,48 @@ func (a *appServerState) consumed(e *engine, st *transcript.Step, m *stdinMsg) f
 		a.kept[id] = true
 		e.p.logSession(id, false)
 	}
+	return flowNone
+}
+
+// freshThread gives the thread a thread/start opens a new id when the
+// recorded one is taken (an earlier process, or an earlier thread/start of
+// this one, kept it): the real server makes a new UUID for every thread,
+// and a client that starts a thread where it should resume one must not
+// get the old thread back. The id is drawn from the seed, skipping those
+// the store holds; the answer and every later line carry it.
+func (a *appServerState) freshThread(e *engine) flow {
+	if a.recorded == "" || a.ref == "" {
+		return flowNone
+	}
+	store, err := openStore(e.p.env)
+	if err != nil {
+		return e.finish(e.p.harnessError(err))
+	}
+	taken := func(id string) (bool, error) {
+		ses, err := store.get("codex", id)
+		return ses != nil || a.kept[id], err
+	}
+	used, err := taken(a.recorded)
+	if err != nil {
+		return e.finish(e.p.harnessError(err))
+	}
+	if !used {
+		return flowNone
+	}
+	rng := e.p.rng("codex", "app-server-thread", a.ref)
+	id := newUUID(rng)
+	for {
+		used, err := taken(id)
+		if err != nil {
+			return e.finish(e.p.harnessError(err))
+		}
+		if !used {
+			break
+		}
+		id = newUUID(rng)
+	}
+	e.rewriteFrom, e.rewriteTo = a.recorded, id
+	a.threads = map[string]bool{id: true}
 	return flowNone
 }
 
