@@ -1,4 +1,4 @@
-package acp
+package acp_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -87,7 +89,7 @@ const (
 // ruleIDs runs Check and returns the rule ids found, sorted.
 func ruleIDs(t *testing.T, entries []Entry, o CheckOptions) []string {
 	t.Helper()
-	sv, err := Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +199,7 @@ func TestCapturesValidate(t *testing.T) {
 	if err != nil || len(files) < 10 {
 		t.Fatalf("captures: %v %v", files, err)
 	}
-	sv, err := Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +246,7 @@ func TestCapturesValidate(t *testing.T) {
 // TestSchemaIsTheProtocols: the shipped schema is the protocol's file, and
 // the validator knows its methods on the right side.
 func TestSchemaIsTheProtocols(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "schemas", SchemaFile))
+	b, err := os.ReadFile(filepath.Join("..", "schemas", acpschema.SchemaFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +256,7 @@ func TestSchemaIsTheProtocols(t *testing.T) {
 	if json.Unmarshal(b, &doc) != nil || doc.Title != "Agent Client Protocol" {
 		t.Errorf("schema title %q", doc.Title)
 	}
-	sv, err := Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,8 +65,27 @@ type CheckOptions struct {
 	// findings of RuleAnswered, but a session/prompt without its response
 	// still is one of RuleStopReason.
 	Partial bool
-	// Schema validates params and results; nil skips RuleSchema.
-	Schema *SchemaValidator
+	// Schema validates params and results (acpschema.Schema gives the
+	// protocol's own); nil skips RuleSchema.
+	Schema SchemaChecker
+}
+
+// SchemaChecker judges the params and results of a trace's messages
+// against a JSON Schema (package acp/acpschema validates with the
+// protocol's schema; this package links no JSON Schema compiler).
+type SchemaChecker interface {
+	Check(t *Trace) []SchemaProblem
+}
+
+// SchemaProblem is one message that breaks the schema.
+type SchemaProblem struct {
+	// Entry is the index of the message in the trace.
+	Entry int
+	// Pointer locates the offending value in the message.
+	Pointer string
+	// Message says what is wrong; Expected and Actual are the failure's
+	// two sides (Actual is the offending JSON, clipped when reported).
+	Message, Expected, Actual string
 }
 
 // Check returns what the trace breaks of the rules, in entry order; file
@@ -174,7 +193,7 @@ func Check(t *Trace, file string, o CheckOptions) []finding.Finding {
 	checkPermissionAfterCancel(t, at)
 	if o.Schema != nil {
 		for _, p := range o.Schema.Check(t) {
-			at(RuleSchema, p.Entry, p.Pointer, p.Message, p.Expected, p.Actual)
+			at(RuleSchema, p.Entry, p.Pointer, p.Message, p.Expected, clip(p.Actual, 160))
 		}
 	}
 	sortFindings(out)

@@ -12,12 +12,7 @@ import (
 // session: its argv starts the agent in ACP mode (Gemini CLI's --acp or
 // --experimental-acp).
 func IsTranscript(t *transcript.Transcript) bool {
-	for _, a := range t.Header.Argv {
-		if a == "--acp" || a == "--experimental-acp" {
-			return true
-		}
-	}
-	return false
+	return t != nil && t.Header.IsACP()
 }
 
 // Path is one way through an ACP transcript: the entries of each agent

@@ -13,7 +13,7 @@ import (
 // IsTranscript reports whether a transcript records `codex app-server`
 // (its argv's first argument is app-server).
 func IsTranscript(t *transcript.Transcript) bool {
-	return t != nil && t.Header.CLI == "codex" && len(t.Header.Argv) > 1 && t.Header.Argv[1] == "app-server"
+	return t != nil && t.Header.IsAppServer()
 }
 
 // maxPaths bounds the paths through one process part that are judged.
@@ -131,9 +131,8 @@ func Events(path []transcript.Step) []Event {
 }
 
 // InterruptLabel names the branch an app-server transcript jumps to when
-// the client sends turn/interrupt: what the server did from that request
-// on. The fake jumps there whenever turn/interrupt comes before it.
-const InterruptLabel = "interrupted"
+// the client sends turn/interrupt (transcript.LabelInterrupted).
+const InterruptLabel = transcript.LabelInterrupted
 
 // interruptPoints are where a path may enter the InterruptLabel branch:
 // at each delay_ms step before the label (a fixture's window for the

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -103,9 +104,9 @@ func peakMB() float64 {
 	return 0
 }
 
-// benchRun runs cfgs one after another b.N times (Match selects the
-// cases) and reports the figures, failing on any verdict other than
-// PASS, SKIP or INFORMATIONAL.
+// benchRun runs cfgs at once through one pool, as agentconform run does,
+// b.N times (Match selects the cases) and reports the figures, failing on
+// any verdict other than PASS, SKIP or INFORMATIONAL.
 func benchRun(b *testing.B, cfgs []Config) {
 	b.Helper()
 	// As agentconform run does.
@@ -114,7 +115,10 @@ func benchRun(b *testing.B, cfgs []Config) {
 	self0, kids0 := cpuUsage()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		pool := NewPool(0)
+		var wg sync.WaitGroup
 		for _, cfg := range cfgs {
+			cfg.Pool = pool
 			cfg.Progress = func(cr *CaseResult) {
 				switch cr.Verdict {
 				case Pass, Skip, Informational:
@@ -122,10 +126,13 @@ func benchRun(b *testing.B, cfgs []Config) {
 					b.Errorf("%s %s: %s", cfg.Adapter.Name, cr.ID, cr.Verdict)
 				}
 			}
-			if _, err := Run(context.Background(), cfg); err != nil {
-				b.Fatal(err)
-			}
+			wg.Go(func() {
+				if _, err := Run(context.Background(), cfg); err != nil {
+					b.Error(err)
+				}
+			})
 		}
+		wg.Wait()
 	}
 	b.StopTimer()
 	self, kids := cpuUsage()
@@ -143,7 +150,7 @@ func BenchmarkDefaultRun(b *testing.B) {
 // BenchmarkLadder64MiB is `agentconform run --case
 // <cli>/single-tool/line-67108864`, one adapter at a time: the runner
 // reads, stores and judges a 64 MiB line the fake wrote and the adapter
-// passed on (Claude's comes twice: as 16,384 text deltas, then whole).
+// passed on (Claude's comes twice: as 4,096 text deltas, then whole).
 // The goal is the Claude case's.
 func BenchmarkLadder64MiB(b *testing.B) {
 	cfgs := benchConfigs(b)

@@ -332,7 +332,7 @@ func TestBrokenAdapters(t *testing.T) {
 	// adapters: the cases this test starts at once stay bounded however
 	// many broken adapters there are, and the deadline has room for the
 	// 64 MiB cases on a loaded machine.
-	pool := NewPool(4 * runtime.GOMAXPROCS(0))
+	pool := NewPool(2 * runtime.GOMAXPROCS(0)) // and its waiting slots
 	for i, ba := range brokenAdapters {
 		cases := pickCases(t, ba.cases...)
 		if ba.custom != nil {
@@ -390,7 +390,7 @@ func TestNaiveAdapter(t *testing.T) {
 		}
 	}
 	cases := pickCases(t, ids...)
-	res, err := Run(context.Background(), Config{Adapter: testAdapter(t, broken.Naive), Cases: cases, Jobs: 4, WorkDir: t.TempDir()})
+	res, err := Run(context.Background(), Config{Adapter: testAdapter(t, broken.Naive), Cases: cases, Jobs: 4, Timeout: referenceTimeout, WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 	"github.com/agentconform/agentconform/acp/editor"
 )
 
@@ -176,7 +177,7 @@ func judgeACPProtocol(o *Observation) Outcome {
 	if out, stop := acpNoWire(w); stop {
 		return out
 	}
-	sv, err := acp.Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		return Outcome{Info: true, Actual: err.Error()}
 	}
@@ -209,7 +210,7 @@ func judgeACPProtocol(o *Observation) Outcome {
 		if len(problems) > 8 {
 			problems = append(problems[:8], fmt.Sprintf("... and %d more", len(problems)-8))
 		}
-		return Outcome{Expected: "JSON-RPC 2.0 messages valid under the ACP schema " + acp.SchemaVersion + ", responses paired with requests by id", Actual: strings.Join(problems, "\n")}
+		return Outcome{Expected: "JSON-RPC 2.0 messages valid under the ACP schema " + acpschema.SchemaVersion + ", responses paired with requests by id", Actual: strings.Join(problems, "\n")}
 	}
 	return pass()
 }

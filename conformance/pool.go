@@ -18,11 +18,44 @@ import (
 // at most poolWeight (one heavier case runs alone): two 64 MiB cases at
 // once would double the runner's peak memory. A case that cannot start
 // does not hold up the others: the next case that can run does.
+//
+// The cases that wait on purpose (caseWaits: a CLI that stalls or starts
+// slowly, an interrupt's grace periods, a pipe that trickles) spend their
+// time asleep, so they do not take one of the n slots but one of
+// waitSlotsPer*n slots of their own: they all wait at once, each costing
+// its wait once, while the busy cases keep the cores.
 type Pool struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	free   int   // slots free
-	weight int64 // weight of the cases running
+	mu       sync.Mutex
+	cond     *sync.Cond
+	free     int   // slots free
+	waitFree int   // slots for waiting cases free
+	weight   int64 // weight of the cases running
+}
+
+// waitSlotsPer is how many waiting cases may run per slot of busy ones
+// (a waiting case costs a few milliseconds of CPU over seconds of sleep,
+// but its adapter's start, an interpreter's say, costs what a busy case
+// does: more at once would starve the busy cases of a 2-core machine).
+const waitSlotsPer = 4
+
+// caseWaits reports whether c spends most of its time waiting on purpose
+// (a timer of the fake or of the runner), not working: such a case takes
+// a waiting slot of the pool. A case with long lines never does.
+func caseWaits(c *Case) bool {
+	if c.Expect.LineSize >= 1<<20 {
+		return false
+	}
+	if c.Interrupt != nil || c.CloseWhenQuiet > 0 || c.Watchdog || c.Expect.Stall || c.Expect.IgnoresSIGTERM {
+		return true
+	}
+	for _, f := range strings.Split(c.Faults, ";") {
+		name, _, _ := strings.Cut(strings.TrimSpace(f), ":")
+		switch name {
+		case "slicer", "latency", "bandwidth", "start_delay", "stall", "linger", "ignore_signal":
+			return true
+		}
+	}
+	return false
 }
 
 // poolWeight is the most the cases running at once may weigh: about what
@@ -43,12 +76,13 @@ func caseWeight(c *Case) int64 {
 	return w
 }
 
-// NewPool returns a pool of n slots; n <= 0 means twice the cores.
+// NewPool returns a pool of n slots for busy cases and waitSlotsPer*n for
+// the cases that wait; n <= 0 means twice the cores.
 func NewPool(n int) *Pool {
 	if n <= 0 {
 		n = defaultJobs()
 	}
-	p := &Pool{free: n}
+	p := &Pool{free: n, waitFree: waitSlotsPer * n}
 	p.cond = sync.NewCond(&p.mu)
 	return p
 }
@@ -86,23 +120,26 @@ func (p *Pool) next(ctx context.Context, q *caseQueue) (i int, release func(), o
 		if ctx.Err() != nil || len(q.order) == 0 {
 			return 0, nil, false
 		}
-		if p.free > 0 {
-			for k, i := range q.order {
-				w := caseWeight(q.cases[i])
-				if w > 0 && p.weight > 0 && p.weight+w > poolWeight {
-					continue
-				}
-				q.order = append(q.order[:k], q.order[k+1:]...)
-				p.free--
-				p.weight += w
-				return i, func() {
-					p.mu.Lock()
-					p.free++
-					p.weight -= w
-					p.cond.Broadcast()
-					p.mu.Unlock()
-				}, true
+		for k, i := range q.order {
+			c := q.cases[i]
+			slots := &p.free
+			if caseWaits(c) {
+				slots = &p.waitFree
 			}
+			w := caseWeight(c)
+			if *slots == 0 || w > 0 && p.weight > 0 && p.weight+w > poolWeight {
+				continue
+			}
+			q.order = append(q.order[:k], q.order[k+1:]...)
+			*slots--
+			p.weight += w
+			return i, func() {
+				p.mu.Lock()
+				*slots++
+				p.weight -= w
+				p.cond.Broadcast()
+				p.mu.Unlock()
+			}, true
 		}
 		p.cond.Wait()
 	}

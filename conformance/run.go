@@ -167,7 +167,8 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
-	for w := 0; w < jobs; w++ {
+	// Enough workers for every slot of the pool, the waiting ones too.
+	for w := 0; w < jobs*(1+waitSlotsPer); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -189,6 +189,9 @@ func TestScriptedAdapters(t *testing.T) {
 		skip string
 	}
 	outcomes := make([]outcome, len(scriptedAdapters))
+	// One pool for every adapter's run: each starts an interpreter per
+	// case, and a pool per run would start them all at once.
+	pool := NewPool(0)
 	var dirs []string
 	var wg sync.WaitGroup
 	for i, sa := range scriptedAdapters {
@@ -200,7 +203,7 @@ func TestScriptedAdapters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			a := Adapter{Name: sa.file, Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, argv[0], argv[1:]...) }}
-			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: a, Cases: cases, Jobs: 3, WorkDir: dir})
+			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: a, Cases: cases, Jobs: 3, Pool: pool, WorkDir: dir})
 		}()
 	}
 	wg.Wait()

@@ -83,7 +83,10 @@ func TestAdapter(t *testing.T, newAdapter func(ctx context.Context) *exec.Cmd, o
 	if jobs <= 0 {
 		jobs = defaultJobs()
 	}
-	slots := make(chan struct{}, jobs)
+	pool := cfg.Pool
+	if pool == nil {
+		pool = NewPool(jobs)
+	}
 	for _, c := range cases {
 		t.Run(c.ID, func(t *testing.T) {
 			type result struct {
@@ -92,8 +95,12 @@ func TestAdapter(t *testing.T, newAdapter func(ctx context.Context) *exec.Cmd, o
 			}
 			done := make(chan result, 1)
 			go func() {
-				slots <- struct{}{}
-				defer func() { <-slots }()
+				_, release, ok := pool.next(ctx, newCaseQueue([]*Case{c}))
+				if !ok {
+					done <- result{nil, ctx.Err()}
+					return
+				}
+				defer release()
 				cr, err := runOne(ctx, &cfg, c, hello)
 				done <- result{cr, err}
 			}()

@@ -48,7 +48,7 @@ func TestACPProfile(t *testing.T) {
 	// A longer deadline than the zoo's: the agent passes a 64 MiB line
 	// through Node twice (the SDK, then ACP), which takes most of 20 s on
 	// a loaded machine.
-	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: 3 * batteryTimeout, WorkDir: t.TempDir(), Baseline: bl})
+	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: 3 * batteryTimeout, WorkDir: t.TempDir(), Baseline: bl, Pool: pool})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,10 @@ func TestSDKBattery(t *testing.T) {
 	}
 }
 
+// pool is the slots every battery's cases share: the batteries of the
+// SDKs, the zoo and the ACP profile run at once, each case starting Node.
+var pool = conformance.NewPool(0)
+
 // runBattery runs every case the driver's hello asks for and scrubs the
 // paths of this machine from the results.
 func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
@@ -80,7 +84,7 @@ func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
 	if err != nil {
 		t.Fatalf("every finding of a driver's battery is triaged in its expected.baseline: %v", err)
 	}
-	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: work, Baseline: bl})
+	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: work, Baseline: bl, Pool: pool})
 	if err != nil {
 		t.Fatalf("the battery could not run against the %s driver: %v", s.dir, err)
 	}

@@ -426,8 +426,11 @@ func estimateTokens(s string) int { return (len(s) + 3) / 4 }
 
 // maxDelta bounds one synthesized delta: the model streams text a few
 // tokens at a time, so no delta line of the real CLI is long (a 64 MiB
-// block cut in three made three 22 MiB lines no client ever meets).
-const maxDelta = 4096
+// block cut in three made three 22 MiB lines no client ever meets). 16 KiB
+// keeps every delta line far below the 64 KiB a small reading buffer
+// holds, while a 64 MiB block takes 4,096 lines, not 16,384: with 4 KiB
+// deltas, judging those lines took half the CPU of a 64 MiB Claude case.
+const maxDelta = 16 << 10
 
 // deltaPieces is how many deltas s is streamed in: three, or as many as
 // keep each within maxDelta.

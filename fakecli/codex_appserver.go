@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 
-	asrpc "github.com/agentconform/agentconform/appserver"
 	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
 	"github.com/agentconform/agentconform/transcript"
 )
@@ -222,7 +221,7 @@ func runCodexAppServer(p *proc, args []string) int {
 	if err != nil {
 		return p.harnessError(err)
 	}
-	if !asrpc.IsTranscript(t) {
+	if !t.Header.IsAppServer() {
 		return p.harnessError(fmt.Errorf("transcript %s records `%s`, not `codex app-server`: select an app-server transcript (%s / %s)",
 			refName(ref), strings.Join(t.Header.Argv, " "), EnvTranscript, EnvFixture))
 	}
@@ -282,7 +281,7 @@ type appServerState struct {
 
 func newAppServerState(steps []transcript.Step) *appServerState {
 	a := &appServerState{threads: map[string]bool{}, turns: map[int]int{}, interruptAt: -1, kept: map[string]bool{}, loaded: map[string]bool{}}
-	if i, ok := transcript.Labels(steps)[asrpc.InterruptLabel]; ok {
+	if i, ok := transcript.Labels(steps)[transcript.LabelInterrupted]; ok {
 		a.interruptAt = i
 	}
 	open := map[string]int{}

@@ -63,7 +63,7 @@ func acpTranscriptRef(env func(string) string) (string, *transcript.Transcript, 
 		if err != nil {
 			return "", nil, err
 		}
-		if !acp.IsTranscript(t) {
+		if !t.Header.IsACP() {
 			return "", nil, fmt.Errorf("%s is not a transcript of an ACP session (its argv has no --acp), but gemini was started with --acp", abs)
 		}
 		if t.Header.CLI != "gemini" {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/jsonl"
 	"github.com/agentconform/agentconform/transcript"
@@ -23,10 +24,10 @@ const ACPDialect = "acp"
 // rules of package acp and the ACP schema.
 func validateACPTranscript(t *transcript.Transcript, res *Result, emit func(finding.Finding)) error {
 	res.Dialect = ACPDialect
-	res.SchemaFile = acp.SchemaFile
-	res.SchemaVersion = acp.SchemaVersion
+	res.SchemaFile = acpschema.SchemaFile
+	res.SchemaVersion = acpschema.SchemaVersion
 	res.CLIVersion = t.Header.CLIVersion
-	sv, err := acp.Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		return err
 	}
@@ -101,9 +102,9 @@ func isACPLine(b []byte) bool {
 // did not send the request it answers).
 func streamACPLog(ctx context.Context, r io.Reader, name string, opts Options, report Reporter) (*Result, error) {
 	res := &Result{Name: name, Counts: map[string]int{}, Rules: map[string]*finding.Rule{}, Dialect: ACPDialect,
-		SchemaFile: acp.SchemaFile, SchemaVersion: acp.SchemaVersion}
+		SchemaFile: acpschema.SchemaFile, SchemaVersion: acpschema.SchemaVersion}
 	p := &pipe{opts: opts, name: name, res: res, report: report}
-	sv, err := acp.Schema()
+	sv, err := acpschema.Schema()
 	if err != nil {
 		return res, err
 	}
@@ -184,7 +185,7 @@ func guessSide(raw []byte, open map[acp.Side]map[string]bool) acp.Side {
 		}
 		return acp.Agent
 	default:
-		sv, err := acp.Schema()
+		sv, err := acpschema.Schema()
 		if err == nil && sv.Knows(acp.Client, m.Method) {
 			return acp.Agent
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 	"github.com/agentconform/agentconform/finding"
 )
 
@@ -33,7 +34,7 @@ func TestACPCaptures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Dialect != ACPDialect || res.SchemaFile != acp.SchemaFile || !res.Transcript {
+		if res.Dialect != ACPDialect || res.SchemaFile != acpschema.SchemaFile || !res.Transcript {
 			t.Errorf("%s: dialect %q, schema %q, transcript %v", p, res.Dialect, res.SchemaFile, res.Transcript)
 		}
 		want := ""

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentconform/agentconform/acp"
+	"github.com/agentconform/agentconform/acp/acpschema"
 	"github.com/agentconform/agentconform/fakecli"
 )
 
@@ -140,7 +141,7 @@ func TestEditorTurns(t *testing.T) {
 	if len(tr.Prompts) != 2 || tr.Prompts[0].StopReason != "cancelled" || !tr.Prompts[0].Cancelled() {
 		t.Errorf("wire log: %d prompts", len(tr.Prompts))
 	}
-	sv, _ := acp.Schema()
+	sv, _ := acpschema.Schema()
 	for _, f := range acp.Check(tr, wire, acp.CheckOptions{Schema: sv}) {
 		t.Errorf("wire log: %s", f)
 	}

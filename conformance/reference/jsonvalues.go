@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/agentconform/agentconform/jsonstr"
+
 	"github.com/agentconform/agentconform/jsonvalid"
 )
 
@@ -70,8 +72,7 @@ func compact(raw json.RawMessage) json.RawMessage {
 
 // jsonString encodes s as a JSON string value.
 func jsonString(s string) json.RawMessage {
-	b, _ := marshalNoEscape(s) // a string always marshals
-	return b
+	return jsonstr.Marshal(s) // as marshalNoEscape would, in one pass
 }
 
 // object builds a JSON object from alternating keys and raw values,

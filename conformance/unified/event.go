@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/agentconform/agentconform/jsonstr"
+
 	"github.com/agentconform/agentconform/jsonvalid"
 )
 
@@ -264,11 +266,37 @@ func (e *SessionStarted) MarshalJSON() ([]byte, error) {
 	return marshalTyped(TypeSessionStarted, (*plain)(e))
 }
 
-// MarshalJSON writes the event with its type.
+// MarshalJSON writes the event with its type. A long content is encoded
+// once into a buffer of its size (package jsonstr) and spliced into the
+// rest, instead of going through encoding/json, whose buffer doubles its
+// way up to a 64 MiB text and is then copied once more.
 func (e *TextChunk) MarshalJSON() ([]byte, error) {
 	type plain TextChunk
-	return marshalTyped(TypeTextChunk, (*plain)(e))
+	if len(e.Content) < longContent {
+		return marshalTyped(TypeTextChunk, (*plain)(e))
+	}
+	head := *e
+	head.Content = ""
+	b, err := marshalTyped(TypeTextChunk, (*plain)(&head))
+	if err != nil {
+		return nil, err
+	}
+	// The only "content":"" is the member: inside a string value its
+	// quotes would be escaped.
+	const member, empty = `"content":`, `""`
+	i := bytes.Index(b, []byte(member+empty))
+	if i < 0 {
+		return nil, fmt.Errorf("marshalling %s event: no content member in %s", TypeTextChunk, b)
+	}
+	i += len(member)
+	out := make([]byte, 0, len(b)+len(e.Content)+len(e.Content)/32+2)
+	out = jsonstr.Append(append(out, b[:i]...), e.Content)
+	return append(out, b[i+len(empty):]...), nil
 }
+
+// longContent is the length from which TextChunk.MarshalJSON splices the
+// content in.
+const longContent = 64 << 10
 
 // MarshalJSON writes the event with its type.
 func (e *ToolStarted) MarshalJSON() ([]byte, error) {

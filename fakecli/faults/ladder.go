@@ -13,11 +13,16 @@ import (
 // "{{"), so one byte of padding is one byte of line.
 const ladderPad = " agentconform ladder padding: lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."
 
+// padBlock is ladderPad repeated to about 64 KiB, whole copies only, so
+// that writing it over and over writes ladderPad over and over: a 64 MiB
+// line takes a thousand writes, not half a million.
+var padBlock = strings.Repeat(ladderPad, (64<<10)/len(ladderPad))
+
 // writePadding writes n bytes of ladderPad, repeated.
 func writePadding(b *strings.Builder, n int) {
 	for n > 0 {
-		k := min(n, len(ladderPad))
-		b.WriteString(ladderPad[:k])
+		k := min(n, len(padBlock))
+		b.WriteString(padBlock[:k])
 		n -= k
 	}
 }

@@ -1,4 +1,8 @@
-package acp
+// Package acpschema validates ACP messages against the protocol's own JSON
+// Schema (schemas/acp). It is apart from package acp so that what decodes
+// and follows ACP sessions (the fake gemini among them) does not link a
+// JSON Schema compiler, whose start-up costs every process milliseconds.
+package acpschema
 
 import (
 	"bytes"
@@ -12,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/agentconform/agentconform/acp"
 	"github.com/agentconform/agentconform/schemas"
 )
 
@@ -85,7 +90,7 @@ func NewSchemaValidator(doc []byte) (*SchemaValidator, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		d := defs.Defs[name]
-		if d.Method == "" || (d.Side != string(Client) && d.Side != string(Agent)) {
+		if d.Method == "" || (d.Side != string(acp.Client) && d.Side != string(acp.Agent)) {
 			continue
 		}
 		s, err := c.Compile(url + "#/$defs/" + name)
@@ -107,25 +112,16 @@ func NewSchemaValidator(doc []byte) (*SchemaValidator, error) {
 }
 
 // Knows reports whether the schema defines method as one side receives.
-func (v *SchemaValidator) Knows(receiver Side, method string) bool {
+func (v *SchemaValidator) Knows(receiver acp.Side, method string) bool {
 	return v.params[string(receiver)+" "+method] != nil
-}
-
-// SchemaProblem is one message that breaks the schema.
-type SchemaProblem struct {
-	// Entry is the index of the message in the trace.
-	Entry int
-	// Pointer locates the offending value in the message.
-	Pointer                   string
-	Message, Expected, Actual string
 }
 
 // Check validates every message of the trace whose method the schema
 // defines: the params of requests and notifications, the result (or the
 // error) of responses. Extension methods (a leading underscore) and
 // methods the schema does not define are left alone.
-func (v *SchemaValidator) Check(t *Trace) []SchemaProblem {
-	var out []SchemaProblem
+func (v *SchemaValidator) Check(t *acp.Trace) []acp.SchemaProblem {
+	var out []acp.SchemaProblem
 	for i, e := range t.Entries {
 		m := e.Msg
 		if m == nil {
@@ -135,13 +131,13 @@ func (v *SchemaValidator) Check(t *Trace) []SchemaProblem {
 		var raw json.RawMessage
 		var base, what string
 		switch m.Kind {
-		case Request, Notification:
+		case acp.Request, acp.Notification:
 			s, raw, base = v.params[string(e.From.Other())+" "+m.Method], m.Params, "/params"
 			what = m.Method + " params"
 			if raw == nil {
 				raw = json.RawMessage("{}")
 			}
-		case Response:
+		case acp.Response:
 			c := t.CallAt(i)
 			if c == nil {
 				continue
@@ -165,11 +161,11 @@ func (v *SchemaValidator) Check(t *Trace) []SchemaProblem {
 			var ve *jsonschema.ValidationError
 			if errors.As(err, &ve) {
 				ptr, msg := deepest(ve)
-				out = append(out, SchemaProblem{Entry: i, Pointer: base + ptr, Message: fmt.Sprintf("%s break the ACP schema %s: %s", what, SchemaVersion, msg),
-					Expected: "valid " + what, Actual: clip(string(raw), 160)})
+				out = append(out, acp.SchemaProblem{Entry: i, Pointer: base + ptr, Message: fmt.Sprintf("%s break the ACP schema %s: %s", what, SchemaVersion, msg),
+					Expected: "valid " + what, Actual: string(raw)})
 				continue
 			}
-			out = append(out, SchemaProblem{Entry: i, Pointer: base, Message: fmt.Sprintf("%s: %v", what, err)})
+			out = append(out, acp.SchemaProblem{Entry: i, Pointer: base, Message: fmt.Sprintf("%s: %v", what, err)})
 		}
 	}
 	return out
