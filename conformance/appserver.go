@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentconform/agentconform/fakecli"
 	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
@@ -71,6 +72,18 @@ var (
 		"The client speaks the server's protocol: initialize first, only methods the server knows, with params, no answer to a request the server did not make or already had answered.",
 		srcAppServer("initialize")+"; "+srcAppServer("ids")),
 		Applies: appServerCase(nil), Judge: judgeAppServerRequests})
+	CheckAppServerResume = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/app-server-resume", "MUST",
+		"A start that asks to resume thread X has the client resume X in the app-server it starts: thread/resume with threadId X, its turns on X, no thread/start (a new thread loses the conversation) and no other thread. The resumed thread's turn reaches the caller (a turn_end, ok:true for a turn the server completed). A thread the server does not have is refused (no rollout found for thread id X): the client reports the turn failed, says why, and starts no new thread in its place.",
+		srcAppServer("resume")),
+		Applies: appServerCase(func(c *Case) bool { return c.Resume != "" }), Judge: judgeAppServerResume})
+	CheckAppServerSameThread = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/app-server-same-thread", "MUST",
+		"Every later turn of a session runs on the session's thread: in the app-server of the earlier turns, or in a new app-server that resumed the thread by its id (thread/resume); never on a new thread (thread/start), which loses the conversation without the caller knowing.",
+		srcAppServer("resume")),
+		Applies: appServerCase(func(c *Case) bool { return len(c.Prompts) > 1 }), Judge: judgeAppServerSameThread})
+	CheckAppServerRestarts = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/app-server-restarts", "SHOULD",
+		"After the app-server died in a turn, the caller's next turn works: the client starts a new app-server, resumes the thread there (thread/resume with the thread id of the first), and the turn's outcome reaches the caller, rather than failing every turn from then on.",
+		srcAppServer("lifecycle")+"; "+srcAppServer("resume")),
+		Applies: appServerCase(func(c *Case) bool { return c.Expect.NextTurn && c.Expect.CLIDies }), Judge: judgeAppServerRestarts})
 	CheckAppServerText = register(&Check{Family: FamilyLossless, Rule: rule("lossless/app-server-text", "MUST",
 		"The agent's text reaches the caller whole: per turn, the text of the unified textChunk events is the text of the turn's agentMessage items, multibyte characters included however the bytes were split across reads.",
 		srcAppServer("items")+"; "+srcAppServer("framing")),
@@ -92,9 +105,10 @@ func appServerCase(cond func(*Case) bool) func(*Case, *Hello) (bool, string) {
 
 // appServerCases are the cases of app-server clients, when agents names
 // AgentAppServer: every app-server fixture a client can run in one
-// process (resume needs a second process, which one harness session does
-// not start), the approval fixture under both policies, the interrupt in
-// its window, and faults of the pipe and of the protocol.
+// process, the approval fixture under both policies, the interrupt in its
+// window, faults of the pipe and of the protocol, and the starts that
+// resume a thread of an earlier process (the resume fixture's second
+// process) or one the server does not have.
 func appServerCases(agents []string) ([]*Case, error) {
 	if !slices.Contains(agents, AgentAppServer) {
 		return nil, nil
@@ -153,7 +167,6 @@ func appServerCases(agents []string) ([]*Case, error) {
 			{"answer-twice", "answer_twice:nth=3", "the server answers turn/start twice (the same id): the second answer names no pending request", Expect{Unknown: true}, false},
 			{"killed", "die:signal=SIGKILL,after=" + strconv.Itoa(outs-3), "the server is killed by SIGKILL before the turn completes", Expect{TurnFails: true}, false},
 			{"stall", "stall:after=" + strconv.Itoa(outs-3), "the server stops writing before the turn completes and stays alive; the runner closes", Expect{TurnFails: true, Stall: true}, true},
-			{"turn-start-unanswered", "answer_never:nth=3", "the server never answers turn/start, and writes the turn all the same", Expect{}, false},
 		} {
 			c := &Case{ID: base + "/" + v.variant, Agent: AgentAppServer, Fixture: t.Name, Faults: v.faults, Permission: "allow",
 				Prompts: one, Expect: v.expect, Description: v.description, CLIVersion: t.Header.CLIVersion}
@@ -162,6 +175,11 @@ func appServerCases(agents []string) ([]*Case, error) {
 			}
 			cases = append(cases, c)
 		}
+		// No case leaves turn/start unanswered (fault answer_never): the
+		// server answers it at once, before the turn's notifications
+		// (docs/protocols/codex-app-server.md#turns), so a client that
+		// waits for that answer, with a timeout of its own, is right to.
+		//
 		// An interrupt where the fixture has no interrupted branch: the
 		// fake answers turn/interrupt as the server does, from the turn's
 		// own lines.
@@ -171,15 +189,51 @@ func appServerCases(agents []string) ([]*Case, error) {
 			Interrupt: &InterruptPlan{AfterEvents: at}, Expect: Expect{Cancelled: true, Stall: true},
 			Description: fmt.Sprintf("interrupt once the command started (the server stalls after its line %d)", at)})
 	}
+	if t := byScenario["resume"]; t != nil && byScenario["plain-text"] != nil && len(t.Processes()) > 1 {
+		cases = append(cases, appServerResumeCases(t, byScenario["plain-text"])...)
+	}
 	return cases, nil
+}
+
+// appServerResumeCases are the cases of threads across processes: an
+// app-server killed in the first turn, whose thread the next turn resumes
+// in a new process; and the starts that resume a thread: one an earlier
+// process kept (the resume fixture's thread, its first turn done, under
+// resumeID; a younger thread of the same directory beside it), whose next
+// turn is the fixture's second process; and one no process kept (the
+// server refuses it: no rollout found), on plain-text.
+func appServerResumeCases(resume, plain *transcript.Transcript) []*Case {
+	seeds := []fakecli.SessionSeed{
+		{CLI: "codex", ID: resumeID, Fixture: resume.Name, Next: 1, Title: "the thread to resume", Age: time.Hour},
+		{CLI: "codex", ID: decoyID, Fixture: resume.Name, Next: 1, Title: "a later thread", Age: time.Minute},
+	}
+	both := append(appServerPartPrompts(resume, 0), appServerPartPrompts(resume, 1)...)
+	return []*Case{
+		{ID: AgentAppServer + "/resume/killed-then-turn", Agent: AgentAppServer, Fixture: resume.Name, Permission: "allow", Prompts: both,
+			Faults: "die:signal=SIGKILL,after=" + strconv.Itoa(countOut(resume.Steps)-3), FaultsFirstOnly: true, CLIVersion: resume.Header.CLIVersion,
+			Expect:      Expect{TurnFails: true, NextTurn: true, CLIDies: true},
+			Description: "the app-server is killed by SIGKILL before the first turn completes; the caller's next turn must work: a new app-server that resumes the thread of the first (thread/resume) runs it"},
+		{ID: AgentAppServer + "/resume", Agent: AgentAppServer, Fixture: resume.Name, Permission: "allow",
+			Prompts: appServerPartPrompts(resume, 1), Resume: resumeID, Sessions: seeds, CLIVersion: resume.Header.CLIVersion,
+			Description: "start by resuming a thread an earlier app-server process ran a turn on: the client must send thread/resume with its id in the app-server it starts and run the turn on it (a younger thread of the same directory is kept too)"},
+		{ID: AgentAppServer + "/plain-text/resume-unknown", Agent: AgentAppServer, Fixture: plain.Name, Permission: "allow",
+			Prompts: appServerPrompts(plain), Resume: unknownID, Sessions: seeds[1:], CLIVersion: plain.Header.CLIVersion,
+			Expect:      Expect{TurnFails: true, UnknownSession: true},
+			Description: "start by resuming a thread the server does not have (no rollout found for thread id): the client must report the failure, not start a new thread in its place"},
+	}
 }
 
 // appServerPrompts are a fixture's prompts, as its userMessage items
 // carry them, one per turn/start of its first process.
 func appServerPrompts(t *transcript.Transcript) []string {
+	return appServerPartPrompts(t, 0)
+}
+
+// appServerPartPrompts are the prompts of one process part of a fixture.
+func appServerPartPrompts(t *transcript.Transcript, part int) []string {
 	var out []string
 	want := false
-	for _, s := range t.Processes()[0] {
+	for _, s := range t.Processes()[part] {
 		switch {
 		case s.Op == transcript.OpLabel:
 			want = false
@@ -258,17 +312,80 @@ func (o *Observation) completedTurns() []string {
 	return out
 }
 
+// promptOfTurns maps each turn the servers completed (completedTurns'
+// order) to the caller's prompt it ran: the turn's id is the one the
+// server answered the client's turn/start with, and that request's input
+// holds the prompt. A turn that never completed (its server died) has no
+// entry, so the turns after it still meet their own turn_end; a turn whose
+// request names no prompt left takes the next prompt in order.
+func (o *Observation) promptOfTurns() []int {
+	type key struct {
+		pid int
+		id  string
+	}
+	input := map[key]string{} // turn/start request -> its text
+	for _, r := range o.Fake {
+		if r.Kind != "stdin" {
+			continue
+		}
+		if m, err := transcript.ParseRPC([]byte(r.Text)); err == nil && m.Kind == transcript.RPCRequest && m.Method == "turn/start" {
+			t, _ := transcript.Lookup(m.Obj, "/params/input/0/text")
+			input[key{r.PID, m.ID}], _ = t.(string)
+		}
+	}
+	text := map[string]string{} // turn id -> the prompt text that started it
+	var done []string           // completed turn ids, in order
+	for _, w := range o.Wire {
+		for _, l := range bytes.Split(w.Bytes, []byte("\n")) {
+			m, err := transcript.ParseRPC(bytes.TrimSuffix(l, []byte("\r")))
+			if err != nil {
+				continue
+			}
+			switch {
+			case m.Kind == transcript.RPCResponse:
+				if id, ok := transcript.Lookup(m.Obj, "/result/turn/id"); ok {
+					if ids, ok := id.(string); ok {
+						text[ids] = input[key{w.PID, m.ID}]
+					}
+				}
+			case m.Kind == transcript.RPCNotification && m.Method == "turn/completed":
+				id, _ := transcript.Lookup(m.Obj, "/params/turn/id")
+				ids, _ := id.(string)
+				done = append(done, ids)
+			}
+		}
+	}
+	out := make([]int, len(done))
+	next := 0
+	for i, id := range done {
+		j := next
+		if t := text[id]; t != "" {
+			for k := next; k < len(o.Case.Prompts); k++ {
+				if strings.Contains(t, o.Case.Prompts[k]) {
+					j = k
+					break
+				}
+			}
+		}
+		out[i] = j
+		next = j + 1
+	}
+	return out
+}
+
 func judgeAppServerTurns(o *Observation) Outcome {
 	turns := o.completedTurns()
 	ends := o.TurnEnds()
 	if len(turns) == 0 {
 		return Outcome{Skip: true, Actual: "the server completed no turn (the client started none, or the server failed first)"}
 	}
-	if len(ends) < len(turns) {
+	prompt := o.promptOfTurns()
+	if last := prompt[len(prompt)-1]; len(ends) <= last {
 		return failf(fmt.Sprintf("a turn_end for each of the %d turns the server completed", len(turns)),
 			"%d turn_end record(s): a turn the server completed was never delivered", len(ends))
 	}
-	for i, st := range turns {
+	for n, st := range turns {
+		i := prompt[n]
 		r := ends[i]
 		switch st {
 		case "completed":
@@ -459,6 +576,191 @@ func judgeAppServerText(o *Observation) Outcome {
 		if got != w {
 			return Outcome{Expected: fmt.Sprintf("turn %d's text: %q", i+1, clip(w, 300)), Actual: fmt.Sprintf("%q", clip(got, 300))}
 		}
+	}
+	return pass()
+}
+
+// clientRequest is a request the client sent an app-server: its method
+// and the thread it names ("" for none).
+type clientRequest struct {
+	method, thread string
+}
+
+// clientRequests are the requests the client sent the fake app-servers,
+// in order.
+func (o *Observation) clientRequests() []clientRequest {
+	var out []clientRequest
+	for _, cl := range o.clientLines(o.Fake) {
+		if cl.msg == nil || cl.msg.Kind != transcript.RPCRequest {
+			continue
+		}
+		th, _ := transcript.Lookup(cl.msg.Obj, "/params/threadId")
+		s, _ := th.(string)
+		out = append(out, clientRequest{method: cl.msg.Method, thread: s})
+	}
+	return out
+}
+
+func judgeAppServerResume(o *Observation) Outcome {
+	want := o.Case.Resume
+	var resumes []string
+	for _, r := range o.clientRequests() {
+		switch {
+		case r.method == "thread/start":
+			return failf("thread/resume of "+want, "thread/start: the client started a new thread instead of (or beside) the one asked for, and the conversation is lost")
+		case r.method == "thread/resume" && !strings.EqualFold(r.thread, want):
+			what := "thread/resume of " + r.thread
+			if strings.EqualFold(r.thread, decoyID) {
+				what += " (the most recent thread of the directory, not the one asked for)"
+			}
+			return failf("thread/resume of "+want, "%s", what)
+		case r.method == "thread/resume":
+			resumes = append(resumes, r.thread)
+		case r.method == "turn/start" && len(resumes) == 0:
+			return failf("thread/resume of "+want+" before the turn", "turn/start on %q with no thread/resume before it", r.thread)
+		case r.method == "turn/start" && !strings.EqualFold(r.thread, want):
+			return failf("the turn on thread "+want, "turn/start on %q", r.thread)
+		}
+	}
+	if len(resumes) == 0 {
+		return failf("thread/resume of "+want, "the client never asked an app-server to resume it")
+	}
+	var refusal string
+	for _, r := range o.Fake {
+		if r.Kind == "session_error" && strings.EqualFold(r.Session, want) {
+			refusal = r.Message
+		}
+	}
+	ends := o.TurnEnds()
+	if !o.Case.Expect.UnknownSession {
+		if refusal != "" {
+			return failf("the server resumes "+want, "the server refused it: %s", clip(refusal, 200))
+		}
+		turns := o.completedTurns()
+		switch {
+		case len(turns) == 0:
+			return failf("the caller's turn run on the resumed thread", "the server completed no turn on it: the prompt never reached the thread")
+		case len(ends) == 0:
+			return failf("a turn_end for the resumed thread's turn", "none: the outcome never reached the caller")
+		case turns[0] == "completed" && !ends[0].OK:
+			return failf("turn_end ok:true for the turn the server completed on the resumed thread", "ok:false, error %q", clip(ends[0].Error, 200))
+		}
+		return pass()
+	}
+	if refusal == "" {
+		return Outcome{Skip: true, Actual: "the server did not refuse the thread (nothing to judge)"}
+	}
+	for _, e := range ends {
+		if e.OK {
+			return failf("turn_end ok:false: the server refused the thread", "turn_end ok:true: a thread the server does not have was reported resumed")
+		}
+	}
+	end, ended := o.End()
+	if len(ends) == 0 && !(ended && !end.OK) {
+		return failf("turn_end ok:false (or end ok:false)", "no failure reported: the caller never learns the thread is gone")
+	}
+	extra := []string{end.Error}
+	for _, e := range ends {
+		extra = append(extra, e.Error)
+	}
+	hay := errorHaystack(o.EventsOfTurn(0), extra)
+	if !hay.tellsNotFound(want) && !hay.holds([]string{foldText(refusal)}) {
+		return failf(fmt.Sprintf("the server's refusal %q handed to the caller", clip(refusal, 200)),
+			"not in the turn's events, its turn_end or end errors: the user never learns why the turn failed")
+	}
+	return pass()
+}
+
+// clientRequestsByProcess are the requests the client sent each fake
+// app-server, by process, in the order the processes started.
+func (o *Observation) clientRequestsByProcess() [][]clientRequest {
+	var order []int
+	index := map[int]int{}
+	for _, r := range o.Fake {
+		if r.Kind == "start" && slices.Contains(r.Argv, "app-server") {
+			index[r.PID] = len(order)
+			order = append(order, r.PID)
+		}
+	}
+	out := make([][]clientRequest, len(order))
+	for _, r := range o.Fake {
+		i, ok := index[r.PID]
+		if r.Kind != "stdin" || !ok {
+			continue
+		}
+		m, err := transcript.ParseRPC([]byte(r.Text))
+		if err != nil || m.Kind != transcript.RPCRequest {
+			continue
+		}
+		th, _ := transcript.Lookup(m.Obj, "/params/threadId")
+		id, _ := th.(string)
+		out[i] = append(out[i], clientRequest{method: m.Method, thread: id})
+	}
+	return out
+}
+
+func judgeAppServerSameThread(o *Observation) Outcome {
+	want, turns := "", 0
+	for p, reqs := range o.clientRequestsByProcess() {
+		for _, r := range reqs {
+			if r.method != "turn/start" {
+				continue
+			}
+			turns++
+			switch {
+			case want == "":
+				want = r.thread
+			case !strings.EqualFold(r.thread, want):
+				what := "turn/start on thread " + r.thread
+				if p > 0 {
+					what += fmt.Sprintf(" in app-server process %d", p+1)
+				}
+				return failf("every later turn on thread "+want+" (the first turn's)", "%s: a new thread, the conversation lost", what)
+			}
+		}
+	}
+	if turns < 2 {
+		return Outcome{Skip: true, Actual: "no later turn reached an app-server"}
+	}
+	return pass()
+}
+
+func judgeAppServerRestarts(o *Observation) Outcome {
+	procs := o.clientRequestsByProcess()
+	ends := o.TurnEnds()
+	lastErr := ""
+	if len(ends) > 0 && !ends[len(ends)-1].OK {
+		lastErr = fmt.Sprintf(" (its turn_end: ok:false, %q)", clip(ends[len(ends)-1].Error, 200))
+	}
+	if len(procs) < 2 {
+		return failf("a new app-server for the next turn", "the client started none: the next turn never reached a server%s", lastErr)
+	}
+	first := ""
+	for _, r := range procs[0] {
+		if r.method == "turn/start" {
+			first = r.thread
+			break
+		}
+	}
+	resumed := false
+	for _, reqs := range procs[1:] {
+		for _, r := range reqs {
+			if r.method == "thread/resume" && strings.EqualFold(r.thread, first) {
+				resumed = true
+			}
+		}
+	}
+	if !resumed {
+		return failf("thread/resume of "+first+" (the first app-server's thread) in the new app-server", "no such thread/resume: the next turn ran on another thread, or on none%s", lastErr)
+	}
+	turns := o.completedTurns()
+	switch {
+	case len(turns) == 0:
+		return failf("the next turn run by the new app-server", "the server completed no turn: the prompt never reached the resumed thread%s", lastErr)
+	case len(ends) == 0:
+		return failf("turn_end ok:true for the next turn, which the new app-server completed", "no turn_end")
+	case !ends[len(ends)-1].OK:
+		return failf("turn_end ok:true for the next turn, which the new app-server completed", "ok:false, error %q", clip(ends[len(ends)-1].Error, 200))
 	}
 	return pass()
 }

@@ -61,7 +61,8 @@ func TestAppServerCases(t *testing.T) {
 		ids = append(ids, c.ID)
 	}
 	for _, want := range []string{"codex-app-server/plain-text", "codex-app-server/interrupt", "codex-app-server/approval-accept/policy-deny",
-		"codex-app-server/multi-turn", "codex-app-server/unicode/split-characters", "codex-app-server/single-tool/answer-twice"} {
+		"codex-app-server/multi-turn", "codex-app-server/unicode/split-characters", "codex-app-server/single-tool/answer-twice",
+		"codex-app-server/resume", "codex-app-server/plain-text/resume-unknown", "codex-app-server/resume/killed-then-turn"} {
 		if !slices.Contains(ids, want) {
 			t.Errorf("no case %s in %v", want, ids)
 		}
@@ -110,6 +111,9 @@ func TestAppServerClients(t *testing.T) {
 		apiErr = "codex-app-server/api-error"
 		intr2  = "codex-app-server/single-tool/interrupt-while-running"
 		files  = "codex-app-server/approval-file-change"
+		resume = "codex-app-server/resume"
+		gone   = "codex-app-server/plain-text/resume-unknown"
+		again  = "codex-app-server/resume/killed-then-turn"
 	)
 	runs := []struct {
 		mode  string
@@ -129,6 +133,15 @@ func TestAppServerClients(t *testing.T) {
 		{"leak", []string{plain}, merge(each([]string{plain}, Fail, "lifecycle/reaps-cli", "lifecycle/no-stray-process"))},
 		{"end-on-response", []string{multi, killed}, merge(each([]string{multi}, Fail, "lossless/app-server-text"),
 			each([]string{killed}, Fail, "lifecycle/app-server-reports-failure"))},
+		{"resume-new-thread", []string{resume, gone}, merge(each([]string{resume, gone}, Fail, "invocation/app-server-resume"),
+			each([]string{gone}, Fail, "lifecycle/app-server-reports-failure"))},
+		{"resume-fallback", []string{resume, gone}, each([]string{gone}, Fail, "invocation/app-server-resume", "lifecycle/app-server-reports-failure")},
+		{"resume-silent", []string{resume, gone}, each([]string{gone}, Fail, "invocation/app-server-resume")},
+		{"no-restart", []string{again, multi}, each([]string{again}, NonStrict, "lifecycle/app-server-restarts")},
+		{"restart-new-thread", []string{again, multi}, merge(each([]string{again}, NonStrict, "lifecycle/app-server-restarts"),
+			// The new thread shows in the unified events too: their
+			// sessionId changes in mid-session.
+			each([]string{again}, Fail, "lifecycle/app-server-same-thread", "output/valid"))},
 	}
 	type outcome struct {
 		res *Results

@@ -16,6 +16,7 @@ import (
 // libraries' bugs and the battery's false verdicts).
 var zoo = []sdk{
 	{dir: "codex-cli-provider", pkg: "ai-sdk-provider-codex-cli", group: "zoo"},
+	{dir: "codex-app-server-provider", pkg: "ai-sdk-provider-codex-cli", group: "zoo"},
 	{dir: "codex-mcp-server", pkg: "codex-mcp-server", group: "zoo"},
 	{dir: "gemini-mcp-tool", pkg: "gemini-mcp-tool", group: "zoo"},
 	{dir: "claude-code-mcp", pkg: "@steipete/claude-code-mcp", group: "zoo"},

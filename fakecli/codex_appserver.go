@@ -225,38 +225,14 @@ func runCodexAppServer(p *proc, args []string) int {
 		return p.harnessError(fmt.Errorf("transcript %s records `%s`, not `codex app-server`: select an app-server transcript (%s / %s)",
 			refName(ref), strings.Join(t.Header.Argv, " "), EnvTranscript, EnvFixture))
 	}
-	parts := t.Processes()
-	part := 0
-	if len(parts) > 1 {
-		// A multi-process transcript (resume): the session store says
-		// which process of the session this is.
-		st, err := openStore(p.env)
-		if err != nil {
-			return p.harnessError(err)
-		}
-		id := t.Header.SessionID
-		if id == "" {
-			id = "app-server-" + strings.ReplaceAll(refName(ref), "/", "-")
-		}
-		ses, err := st.get("codex", id)
-		if err != nil {
-			return p.harnessError(err)
-		}
-		here := cwd()
-		if ses != nil && ses.Transcript == ref {
-			part = sessionPart(ses, len(parts))
-		} else {
-			ses = &session{CLI: "codex", ID: id, Transcript: ref, Cwd: here}
-		}
-		ses.Next = part + 1
-		if err := st.put(ses); err != nil {
-			return p.harnessError(err)
-		}
-	}
-	steps := p.plan.steps("codex", parts[part])
+	// Every process starts with the first process part; a thread/resume
+	// of a thread kept in the session store moves it to the part that
+	// resumes it (codex_appserver_threads.go).
+	steps := p.plan.steps("codex", t.Processes()[0])
 	eng := newEngine(p, steps, readLines(p.stdin, p.start))
 	eng.defaultSignal = appServerSignal
 	eng.rpc = newAppServerState(steps)
+	eng.rpc.ref, eng.rpc.recorded = ref, t.Header.SessionID
 	if t.Header.SessionID != "" {
 		eng.rpc.threads[t.Header.SessionID] = true
 	}
@@ -280,9 +256,22 @@ type appServerState struct {
 	// sawInit is set once the client's initialize was held for its step.
 	sawInit bool
 	// threads are the thread ids the transcript's server knows (its
-	// recorded session); a request naming another is answered with the
-	// real server's error.
+	// recorded session, or the thread resumed); a request naming another
+	// is answered with the real server's error.
 	threads map[string]bool
+	// ref is the transcript the replay plays, part the index of its
+	// process part: a thread whose first turn this process takes is kept
+	// in the session store with them.
+	ref  string
+	part int
+	// recorded is the thread id the transcript's server named (its
+	// session id), which a thread/start answers with while it is free.
+	recorded string
+	// kept are the threads already in the session store; loaded those
+	// this process has opened (thread/start, thread/resume); ephemeral is
+	// set when the last thread/start asked for a thread that is not kept.
+	kept, loaded map[string]bool
+	ephemeral    bool
 	// turns maps the index of each turn/started step to the index of its
 	// turn/completed step (-1 when it has none).
 	turns map[int]int
@@ -291,7 +280,7 @@ type appServerState struct {
 }
 
 func newAppServerState(steps []transcript.Step) *appServerState {
-	a := &appServerState{threads: map[string]bool{}, turns: map[int]int{}, interruptAt: -1}
+	a := &appServerState{threads: map[string]bool{}, turns: map[int]int{}, interruptAt: -1, kept: map[string]bool{}, loaded: map[string]bool{}}
 	if i, ok := transcript.Labels(steps)[transcript.LabelInterrupted]; ok {
 		a.interruptAt = i
 	}
@@ -350,7 +339,11 @@ var threadMethods = map[string]bool{"turn/start": true, "turn/interrupt": true, 
 	"thread/read": true, "thread/fork": true, "thread/archive": true, "thread/unsubscribe": true, "thread/name/set": true}
 
 // threadKnown returns the real server's error message when m is a request
-// naming a thread the transcript's server does not know, "" otherwise.
+// naming a thread the transcript's server does not know, "" otherwise: an
+// id that is no UUID is "invalid thread id: ..." ("invalid session id:
+// ..." for thread/resume), an unknown one "thread not found: ID" ("no
+// rollout found for thread id ID" for thread/resume), as 0.169.0 words
+// them (docs/protocols/codex-app-server.md#resume).
 func (a *appServerState) threadKnown(m *stdinMsg) string {
 	if len(a.threads) == 0 || m.obj == nil {
 		return ""
@@ -359,12 +352,19 @@ func (a *appServerState) threadKnown(m *stdinMsg) string {
 	if !threadMethods[method] {
 		return ""
 	}
-	params, _ := m.obj["params"].(map[string]any)
-	id, ok := params["threadId"].(string)
-	if !ok || a.threads[id] {
-		return ""
+	if bad := threadTypeError(m.obj); bad != "" {
+		return bad
 	}
-	if method == "thread/resume" {
+	raw, _ := threadParam(m.obj)
+	id, bad := parseThreadID(raw)
+	switch {
+	case bad != "" && method == "thread/resume":
+		return "invalid session id: " + bad
+	case bad != "":
+		return "invalid thread id: " + bad
+	case a.threads[id]:
+		return ""
+	case method == "thread/resume":
 		return "no rollout found for thread id " + id
 	}
 	return "thread not found: " + id
@@ -442,6 +442,9 @@ func (a *appServerState) dispatch(e *engine, m *stdinMsg, st *transcript.Step) f
 	case !initialized:
 		e.logStdin(m, "rejected")
 		return a.writeError(e, msg.ID, -32600, "Not initialized")
+	case msg.Method == "thread/resume" && threadTypeError(m.obj) == "" && !a.later(e, m):
+		// A thread of another process (or none): the session store says.
+		return a.resume(e, m, msg)
 	case a.threadKnown(m) != "":
 		e.logStdin(m, "rejected")
 		return a.writeError(e, msg.ID, -32600, a.threadKnown(m))

@@ -4,7 +4,9 @@ package fakecli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -170,13 +172,27 @@ func TestAppServerErrors(t *testing.T) {
 	if r := c.untilID("5"); lookup(r, "/error/message") != "Invalid request: missing field `params`" {
 		t.Errorf("no params: %v", r)
 	}
-	c.l.send(`{"id":6,"method":"turn/start","params":{"threadId":"nope","input":[]}}`)
-	if r := c.untilID("6"); lookup(r, "/error/message") != "thread not found: nope" {
-		t.Errorf("a thread the server does not know: %v", r)
-	}
-	c.l.send(`{"id":7,"method":"thread/resume","params":{"threadId":"nope"}}`)
-	if r := c.untilID("7"); lookup(r, "/error/message") != "no rollout found for thread id nope" {
-		t.Errorf("resuming a thread the server does not know: %v", r)
+	// Thread ids as 0.169.0 reads them (observed): UUIDs in any of the
+	// uuid crate's forms, named back in lower-case hyphenated form.
+	for i, c2 := range []struct{ req, msg string }{
+		{`"turn/start","params":{"threadId":"nope","input":[]}`, "invalid thread id: invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `n` at 1"},
+		{`"turn/start","params":{"threadId":"5e55104e-0000-4000-8000-0000000ee003","input":[]}`, "thread not found: 5e55104e-0000-4000-8000-0000000ee003"},
+		{`"turn/interrupt","params":{"threadId":"nope","turnId":"x"}`, "invalid thread id: invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `n` at 1"},
+		{`"thread/resume","params":{"threadId":"nope"}`, "invalid session id: invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `n` at 1"},
+		{`"thread/resume","params":{"threadId":"12345678"}`, "invalid session id: invalid length: expected length 32 for simple format, found 8"},
+		{`"thread/resume","params":{"threadId":""}`, "invalid session id: invalid length: expected length 32 for simple format, found 0"},
+		{`"thread/resume","params":{"threadId":"5e55104e-0000-4000-8000-0000000ee00"}`, "invalid session id: invalid group length in group 4: expected 12, found 11"},
+		{`"thread/resume","params":{"threadId":"5e55104e-0000-4000-8000-0000000ee0zz"}`, "invalid session id: invalid character: expected an optional prefix of `urn:uuid:` followed by [0-9a-fA-F-], found `z` at 35"},
+		{`"thread/resume","params":{"threadId":"5e55104e00004000800000000000ee03"}`, "no rollout found for thread id 5e55104e-0000-4000-8000-00000000ee03"},
+		{`"thread/resume","params":{"threadId":"5E55104E-0000-4000-8000-0000000EE003"}`, "no rollout found for thread id 5e55104e-0000-4000-8000-0000000ee003"},
+		{`"thread/resume","params":{"threadId":42}`, "Invalid request: invalid type: integer `42`, expected a string"},
+		{`"thread/resume","params":{}`, "Invalid request: missing field `threadId`"},
+	} {
+		id := strconv.Itoa(100 + i)
+		c.l.send(`{"id":` + id + `,"method":` + c2.req + `}`)
+		if r := c.untilID(id); lookup(r, "/error/message") != c2.msg || lookup(r, "/error/code") != -32600.0 {
+			t.Errorf("%s: %v, want -32600 %q", c2.req, r, c2.msg)
+		}
 	}
 	c.l.send(`not json`)
 	c.l.send(`{"method":"no/such/notification"}`)
@@ -240,6 +256,143 @@ func TestAppServerResume(t *testing.T) {
 		if res, _ := l.wait(); res.code != 0 {
 			t.Errorf("process %d: exit %d", i+1, res.code)
 		}
+	}
+}
+
+// TestAppServerResumeKept: a thread kept in the session store (as an
+// earlier process left it, under an id of its own) is resumed by id in a
+// process that replays another fixture: the resumed part runs, every
+// line naming the resumed id, and the log says the process resumed it.
+func TestAppServerResumeKept(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "codex/app-server-plain-text"})
+	const id = "5e55104e-0000-4000-8000-00000000a001"
+	if err := fakecli.SeedSession(f.Sessions, fakecli.SessionSeed{CLI: "codex", ID: id, Fixture: "codex/app-server-resume", Next: 1}); err != nil {
+		t.Fatal(err)
+	}
+	l := startFake(t, f, "codex", []string{"app-server"}, cmdOpts{})
+	l.send(`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"t","version":"1"}}}`)
+	l.send(`{"method":"initialized"}`)
+	l.send(`{"id":2,"method":"thread/resume","params":{"threadId":"` + strings.ToUpper(id) + `"}}`)
+	r := l.until("the thread", func(ev map[string]any) bool { return ev["id"] == 2.0 })
+	if got := lookup(r, "/result/thread/id"); got != id {
+		t.Fatalf("resumed thread %v, want %s: %v", got, id, r)
+	}
+	l.send(`{"id":3,"method":"turn/start","params":{"threadId":"01a21040-8e34-7b81-85df-3377b9aaae34","input":[{"type":"text","text":"go"}]}}`)
+	if r := l.until("the answer", func(ev map[string]any) bool { return ev["id"] == 3.0 }); lookup(r, "/error/message") != "thread not found: 01a21040-8e34-7b81-85df-3377b9aaae34" {
+		t.Errorf("a turn on the recorded thread, not the resumed one: %v", r)
+	}
+	l.send(`{"id":4,"method":"turn/start","params":{"threadId":"` + id + `","input":[{"type":"text","text":"go"}]}}`)
+	done := l.until("turn/completed", func(ev map[string]any) bool { return ev["method"] == "turn/completed" })
+	if lookup(done, "/params/threadId") != id || lookup(done, "/params/turn/status") != "completed" || !strings.Contains(jsonValue(t, done), "Resumed: the second answer.") {
+		t.Errorf("turn/completed: %v", done)
+	}
+	if res, _ := l.wait(); res.code != 0 {
+		t.Errorf("exit %d", res.code)
+	}
+	obs, err := f.Observations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sessions []string
+	for _, o := range obs {
+		if o.Kind == "session" {
+			sessions = append(sessions, fmt.Sprintf("%s %v", o.Session, o.Resumed))
+		}
+	}
+	if want := []string{id + " true"}; strings.Join(sessions, ",") != strings.Join(want, ",") {
+		t.Errorf("session records %v, want %v", sessions, want)
+	}
+}
+
+// TestAppServerResumeLoaded: thread/resume of the thread the process runs
+// (as a client that resumes before every turn sends it) is answered with
+// the thread, after 0.169.0's deprecationNotice, and the next turn runs.
+func TestAppServerResumeLoaded(t *testing.T) {
+	c := startAppServer(t, "codex/app-server-multi-turn")
+	c.handshake("never")
+	c.untilMethod("turn/completed")
+	c.l.send(`{"id":"r","method":"thread/resume","params":{"threadId":"` + c.thread + `"}}`)
+	notice := c.l.nextEvent()
+	if method(notice) != "deprecationNotice" {
+		t.Errorf("before the answer: %v", notice)
+	}
+	if r := c.untilID(`"r"`); lookup(r, "/result/thread/id") != c.thread {
+		t.Fatalf("thread/resume of the loaded thread: %v", r)
+	}
+	c.l.send(`{"id":"t2","method":"turn/start","params":{"threadId":"` + c.thread + `","input":[{"type":"text","text":"again"}]}}`)
+	if done := c.untilMethod("turn/completed"); lookup(done, "/params/turn/status") != "completed" {
+		t.Errorf("the second turn: %v", done)
+	}
+	c.l.send(`{"id":"x","method":"thread/resume","params":{"threadId":"` + c.thread + `","excludeTurns":true}}`)
+	if r := c.l.nextEvent(); r["id"] != "x" {
+		t.Errorf("excludeTurns: the answer first, got %v", r)
+	}
+}
+
+// TestAppServerFreshThread: a thread/start after the recorded thread was
+// kept opens a thread of a new id (the same one for the same seed), and
+// its turn runs on it.
+func TestAppServerFreshThread(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "codex/app-server-plain-text"})
+	var ids []string
+	for i := 0; i < 3; i++ {
+		l := startFake(t, f, "codex", []string{"app-server"}, cmdOpts{})
+		l.send(`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"t","version":"1"}}}`)
+		l.send(`{"method":"initialized"}`)
+		l.send(`{"id":2,"method":"thread/start","params":{}}`)
+		r := l.until("the thread", func(ev map[string]any) bool { return ev["id"] == 2.0 })
+		id, _ := lookup(r, "/result/thread/id").(string)
+		l.send(`{"id":3,"method":"turn/start","params":{"threadId":"` + id + `","input":[{"type":"text","text":"go"}]}}`)
+		done := l.until("turn/completed", func(ev map[string]any) bool { return ev["method"] == "turn/completed" })
+		if lookup(done, "/params/threadId") != id {
+			t.Errorf("process %d: the turn ran on %v, its thread is %s", i+1, lookup(done, "/params/threadId"), id)
+		}
+		l.wait()
+		ids = append(ids, id)
+	}
+	if ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2] {
+		t.Errorf("thread ids %v: each thread/start must open a new thread", ids)
+	}
+}
+
+// TestAppServerThreadsKept: a thread is kept once its first turn/start is
+// taken, not before, and never when it is ephemeral; a later process
+// resumes only a kept one.
+func TestAppServerThreadsKept(t *testing.T) {
+	for _, c := range []struct {
+		name, start string
+		turn, kept  bool
+	}{
+		{"turn", `{}`, true, true},
+		{"no-turn", `{}`, false, false},
+		{"ephemeral", `{"ephemeral":true}`, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := fakecli.Start(t, fakecli.Options{Fixture: "codex/app-server-resume"})
+			l := startFake(t, f, "codex", []string{"app-server"}, cmdOpts{})
+			l.send(`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"t","version":"1"}}}`)
+			l.send(`{"method":"initialized"}`)
+			l.send(`{"id":2,"method":"thread/start","params":` + c.start + `}`)
+			r := l.until("the thread", func(ev map[string]any) bool { return ev["id"] == 2.0 })
+			thread, _ := lookup(r, "/result/thread/id").(string)
+			if c.turn {
+				l.send(`{"id":3,"method":"turn/start","params":{"threadId":"` + thread + `","input":[{"type":"text","text":"go"}]}}`)
+				l.until("turn/completed", func(ev map[string]any) bool { return ev["method"] == "turn/completed" })
+			}
+			l.wait()
+			l = startFake(t, f, "codex", []string{"app-server"}, cmdOpts{})
+			l.send(`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"t","version":"1"}}}`)
+			l.send(`{"method":"initialized"}`)
+			l.send(`{"id":2,"method":"thread/resume","params":{"threadId":"` + thread + `"}}`)
+			r = l.until("the answer", func(ev map[string]any) bool { return ev["id"] == 2.0 })
+			l.wait()
+			switch {
+			case c.kept && lookup(r, "/result/thread/id") != thread:
+				t.Errorf("thread/resume of a kept thread: %v", r)
+			case !c.kept && lookup(r, "/error/message") != "no rollout found for thread id "+thread:
+				t.Errorf("thread/resume of a thread not kept: %v", r)
+			}
+		})
 	}
 }
 
@@ -324,7 +477,7 @@ func TestAppServerReplaysCaptures(t *testing.T) {
 						for k, v := range st.Match {
 							obj[k] = v
 						}
-						if _, ok := obj["method"]; ok {
+						if method, ok := obj["method"]; ok {
 							if len(st.Capture) > 0 {
 								next++
 								obj["id"] = next
@@ -332,7 +485,11 @@ func TestAppServerReplaysCaptures(t *testing.T) {
 									vars[name] = next
 								}
 							}
-							obj["params"] = map[string]any{}
+							params := map[string]any{}
+							if method == "turn/start" || method == "thread/resume" {
+								params["threadId"] = tr.Header.SessionID // the thread of the capture
+							}
+							obj["params"] = params
 						}
 						b, _ := json.Marshal(obj)
 						l.send(string(b))

@@ -160,7 +160,11 @@ type Observation struct {
 	Text string `json:"-"`
 	// Matched says what took a stdin line: "step" (then MatchedStep is the
 	// transcript line of the step), "control" (Claude's control layer),
-	// "prompt" (read as the prompt), "ignored", "malformed", "unmatched"
+	// "prompt" (read as the prompt), "ignored", "malformed", "unmatched",
+	// "rejected" (an app-server request answered with an error),
+	// "refused" (an app-server thread/resume of a thread the store does
+	// not hold), "resumed" (thread/resume of the thread the app-server
+	// runs)
 	// or "unread" (still unread when the process ended).
 	Matched     string `json:"-"`
 	MatchedStep int    `json:"-"`

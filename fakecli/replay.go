@@ -382,6 +382,11 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 				if f := e.rpc.dispatch(e, m, nil); f != flowNone {
 					return f, nil
 				}
+				// What the answer wrote goes out now, not when this wait
+				// ends (a wait for stdin's end may never).
+				if err := e.p.out.flush(); err != nil {
+					return e.stdoutGone(), nil
+				}
 				if e.heldForNext() {
 					return flowNone, nil
 				}
@@ -662,6 +667,11 @@ func (e *engine) consume(st *transcript.Step, m *stdinMsg) flow {
 			if v, ok := transcript.Lookup(m.obj, ptr); ok {
 				e.vars[name] = v
 			}
+		}
+	}
+	if e.rpc != nil {
+		if f := e.rpc.consumed(e, st, m); f != flowNone {
+			return f
 		}
 	}
 	if e.c != nil {

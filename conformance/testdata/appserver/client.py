@@ -5,11 +5,13 @@ that speaks the harness protocol (conformance/HARNESS.md) as agent
     python3 client.py [MODE]
 
 MODE "correct" (the default) does what an editor must: one app-server
-process per session; initialize, initialized, thread/start, then one
-turn/start per prompt, each turn over at its turn/completed; answers paired
+process per session; initialize, initialized, thread/start (thread/resume
+of the thread a start asks to resume), then one turn/start per prompt, each turn over at its turn/completed; answers paired
 with requests by id; approvals answered once with the policy's decision;
 interrupts sent as turn/interrupt; text decoded from whole lines; on close,
-stdin closed and the server waited for (then terminated). Each other MODE
+stdin closed and the server waited for (then terminated); a turn asked
+for after the server died runs in a new app-server that resumes the
+thread (thread/resume). Each other MODE
 plants one bug that real clients have:
 
     no-initialize       sends thread/start without initialize first
@@ -27,6 +29,17 @@ plants one bug that real clients have:
                         stop the server
     end-on-response     takes the answer to turn/start (status inProgress)
                         for the end of the turn
+    resume-new-thread   starts a new thread where the caller asked to
+                        resume one (thread/start, never thread/resume)
+    resume-fallback     resumes the thread asked for, and when the server
+                        does not have it starts a new thread in its place
+                        and runs the turn there, as if resumed
+    resume-silent       reports a thread the server does not have as a
+                        failed turn without saying why ("resume failed")
+    no-restart          after the server died, fails every later turn
+                        instead of starting a new one
+    restart-new-thread  after the server died, starts a new one and a
+                        new thread there (thread/start) for the next turn
 
 Standard library only (Python 3.9+).
 """
@@ -69,6 +82,8 @@ class Session:
         self.interrupted = False
         self.ended = False
         self.started = False
+        self.resume = ""
+        self.dead = False
 
     def event(self, typ, **fields):
         write(dict(id=str(uuid.uuid4()), sessionId=self.thread or "pending", timestamp=now(), type=typ, **fields))
@@ -89,6 +104,8 @@ class Session:
         return self.next_id
 
     def spawn(self):
+        self.dead = False
+        self.pending = {}
         exe = os.environ.get("CODEX_EXECUTABLE") or "codex"
         self.proc = subprocess.Popen([exe, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         if MODE == "leak":
@@ -96,10 +113,10 @@ class Session:
             # its stdin open after this client is gone.
             subprocess.Popen(["sleep", "60"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              pass_fds=(self.proc.stdin.fileno(),), start_new_session=True)
-        threading.Thread(target=self.read, daemon=True).start()
+        threading.Thread(target=self.read, args=(self.proc,), daemon=True).start()
 
-    def read(self):
-        out = self.proc.stdout
+    def read(self, proc):
+        out = proc.stdout
         buf = b""
         text = ""
         while True:
@@ -116,7 +133,7 @@ class Session:
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
                 self.line(line.decode("utf-8", errors="replace"))
-        EVENTS.put(("eof", None))
+        EVENTS.put(("eof", proc))
 
     def line(self, line):
         line = line.strip()
@@ -185,18 +202,31 @@ class Session:
                 raise RuntimeError("an answer to no pending request: %r" % (rid,))
             return
         if "error" in msg:
-            if self.in_turn and method in ("thread/start", "turn/start", "initialize"):
+            if method == "thread/resume" and MODE == "resume-fallback":
+                self.request("thread/start", {"cwd": os.getcwd()})
+                return
+            if method == "thread/resume" and MODE == "resume-silent" and self.in_turn:
+                self.in_turn = False
+                write({"agentconform": "turn_end", "ok": False, "error": "resume failed", "session_id": self.thread, "reason": "failed"})
+                return
+            if self.in_turn and method in ("thread/start", "thread/resume", "turn/start", "initialize"):
                 self.in_turn = False
                 write({"agentconform": "turn_end", "ok": False, "error": json.dumps(msg["error"]), "session_id": self.thread, "reason": "failed"})
             return
         result = msg.get("result") or {}
         if method == "initialize":
             self.send({"method": "initialized"})
-            self.request("thread/start", {"cwd": os.getcwd()})
-        elif method == "thread/start":
+            if self.thread and MODE != "restart-new-thread":
+                self.request("thread/resume", {"threadId": self.thread})
+            elif self.resume and MODE != "resume-new-thread":
+                self.request("thread/resume", {"threadId": self.resume})
+            else:
+                self.request("thread/start", {"cwd": os.getcwd()})
+        elif method in ("thread/start", "thread/resume"):
             self.thread = (result.get("thread") or {}).get("id", "")
+            if not self.started:
+                self.event("sessionStarted", agentType="codex")
             self.started = True
-            self.event("sessionStarted", agentType="codex")
             self.start_turn(self.prompt)
         elif method == "turn/start" and MODE == "end-on-response" and self.in_turn:
             self.finish_turn("completed")
@@ -214,6 +244,7 @@ class Session:
         if op == "start":
             self.policy = cmd.get("permission") or "allow"
             self.prompt = cmd.get("prompt", "")
+            self.resume = cmd.get("resume") or ""
             self.in_turn = True
             self.spawn()
             if MODE == "no-initialize":
@@ -221,7 +252,17 @@ class Session:
             else:
                 self.request("initialize", {"clientInfo": {"name": "agentconform_test_client", "version": "1.0.0"}})
         elif op == "send":
-            self.start_turn(cmd.get("prompt", ""))
+            if self.dead and MODE != "no-restart":
+                # The server died: a new one, which resumes the thread
+                # (initialize, then thread/resume, then the turn).
+                self.prompt = cmd.get("prompt", "")
+                self.in_turn = True
+                self.spawn()
+                self.request("initialize", {"clientInfo": {"name": "agentconform_test_client", "version": "1.0.0"}})
+            elif self.dead:
+                write({"agentconform": "turn_end", "ok": False, "error": "the app-server is gone", "session_id": self.thread, "reason": "failed"})
+            else:
+                self.start_turn(cmd.get("prompt", ""))
         elif op == "interrupt":
             if MODE == "kill-to-interrupt":
                 self.proc.terminate()
@@ -266,7 +307,7 @@ def commands():
 
 def main():
     write({"agentconform": "hello", "profile": "unified", "agents": ["codex-app-server"],
-           "supports": ["multi_turn", "interrupt", "permission"], "name": "appserver-client-" + MODE, "version": "1.0.0"})
+           "supports": ["multi_turn", "interrupt", "permission", "resume"], "name": "appserver-client-" + MODE, "version": "1.0.0"})
     s = Session()
     threading.Thread(target=commands, daemon=True).start()
     while True:
@@ -277,6 +318,9 @@ def main():
         elif kind == "msg":
             s.message(obj)
         elif kind == "eof":
+            if obj is not s.proc:
+                continue  # a server this client already replaced
+            s.dead = True
             if s.in_turn:
                 s.in_turn = False
                 write({"agentconform": "turn_end", "ok": False, "error": "the app-server exited", "session_id": s.thread, "reason": "failed"})

@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// A harness driver (conformance/HARNESS.md) around the app-server provider
+// of ai-sdk-provider-codex-cli (createCodexAppServer): the Vercel AI SDK
+// provider that keeps one `codex app-server` process and drives it over
+// JSON-RPC itself (initialize, thread/start or thread/resume, turn/start,
+// turn/interrupt on abort, the answers to approval requests). The driver
+// only maps the harness onto the provider's documented settings and calls
+// its language model as the AI SDK's streamText() does,
+// doStream({prompt, abortSignal}); every stream part the provider enqueues
+// is handed to the runner unchanged (profile "native"). See ../README.md.
+
+import { createCodexAppServer } from 'ai-sdk-provider-codex-cli';
+
+import { Turns, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
+
+hello({
+  name: 'codex-app-server-provider',
+  pkg: 'ai-sdk-provider-codex-cli',
+  agents: ['codex-app-server'],
+  // multi_turn: threadMode "persistent", the provider's way to keep one
+  // thread for a model's calls; resume: its `resume` setting (a thread id);
+  // interrupt: the call's AbortSignal (the provider sends turn/interrupt);
+  // permission: its `autoApprove` setting, the answer it gives every
+  // approval request when no handler is set.
+  supports: ['multi_turn', 'resume', 'interrupt', 'permission'],
+});
+
+let provider = null;
+let model = null;
+let threadId = '';
+const turns = new Turns('the provider stream');
+
+// runTurn makes one doStream call with the new user message (the thread
+// holds the conversation) and ends it with a turn_end record: ok when the
+// stream finished with a finish part whose finishReason is not "error",
+// as an AI SDK caller reads it.
+function runTurn(prompt) {
+  turns.run(
+    async (abortSignal) => {
+      const { stream } = await model.doStream({
+        prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+        abortSignal,
+      });
+      let finished = null;
+      let error = '';
+      for await (const part of stream) {
+        write(part);
+        if (part.type === 'finish') {
+          finished = part;
+          const id = part.providerMetadata?.['codex-app-server']?.threadId;
+          if (typeof id === 'string' && id) threadId = id;
+        }
+        if (part.type === 'error') error = errorText(part.error) || 'error part';
+      }
+      if (error) return { ok: false, error };
+      if (!finished) return { ok: false, error: 'the stream ended without a finish part' };
+      const reason = finished.finishReason ?? {};
+      if (reason.unified === 'error') return { ok: false, error: `finishReason error: ${String(reason.raw ?? '')}` };
+      return { ok: true, error: '' };
+    },
+    () => {
+      // The provider keeps the persistent thread's id (persistentThreadId).
+      if (!threadId && typeof model.persistentThreadId === 'string') threadId = model.persistentThreadId;
+      return threadId;
+    },
+  );
+}
+
+function start(cmd) {
+  if (cmd.agent && cmd.agent !== 'codex-app-server') {
+    turnEnd(false, `this driver drives codex-app-server, not ${cmd.agent}`, '');
+    return;
+  }
+  const settings = {
+    // The provider's documented way to name the executable; without it, the
+    // @openai/codex package it can resolve, then `codex` on PATH.
+    codexPath: process.env.CODEX_EXECUTABLE || process.env.AGENTCONFORM_CODEX || undefined,
+    cwd: cmd.cwd || process.cwd(),
+    threadMode: 'persistent',
+    autoApprove: (cmd.permission || 'allow') === 'allow',
+    // The provider's own logger writes to the console (stdout for info);
+    // its messages go to stderr, the case's wire log.
+    logger: {
+      debug: () => {},
+      info: (m) => log('provider:', m),
+      warn: (m) => log('provider warn:', m),
+      error: (m) => log('provider error:', m),
+    },
+  };
+  if (cmd.resume) settings.resume = cmd.resume;
+  Object.assign(settings, callerOptions(cmd));
+  provider = createCodexAppServer();
+  model = provider(cmd.model || 'gpt-5.5', settings);
+  runTurn(cmd.prompt ?? '');
+}
+
+const interrupt = () => turns.interrupt();
+process.on('SIGINT', interrupt);
+
+await serve({
+  start,
+  async send(cmd) {
+    if (!model) {
+      turnEnd(false, 'no session to send to', '');
+      return;
+    }
+    await turns.idle();
+    runTurn(cmd.prompt ?? '');
+  },
+  interrupt,
+  async close() {
+    await turns.close();
+    if (provider) {
+      try {
+        await provider.close();
+      } catch (err) {
+        log('provider.close failed:', errorText(err));
+      }
+    }
+    finish(true);
+  },
+});
