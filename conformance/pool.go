@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -146,24 +147,59 @@ func (p *Pool) next(ctx context.Context, q *caseQueue) (i int, release func(), o
 }
 
 // caseCost is a rough guess of how long a case takes on a quiet machine,
-// only to order the cases: a trickling pipe or a long line takes seconds,
-// a grace period a few tenths, a plain case a few hundredths.
+// only to order the cases, longest first: a watchdog's silence, a CLI
+// that never starts (the adapter's close grace), a long turn, a slow
+// start, a trickling pipe or a long line take seconds, a grace period a
+// few tenths, a plain case a few hundredths. The longest waits set the
+// run's length unless they start first.
 func caseCost(c *Case) time.Duration {
-	cost := 50 * time.Millisecond
+	base := 50 * time.Millisecond
+	lines := 16 // about the stdout lines of a fixture's turn
 	if c.Agent == "claude" {
-		cost *= 2 // partial messages: twice the lines
+		base *= 2 // partial messages: twice the lines
+		lines = 60
+	}
+	if c.Watchdog {
+		return 6 * time.Second // the default watchdog time and its grace
+	}
+	if c.CloseWhenQuiet > 0 && c.Expect.Stall {
+		return c.CloseWhenQuiet + 5*time.Second // and the adapter's close grace
+	}
+	for _, f := range strings.Split(c.Faults, ";") {
+		name, params, _ := strings.Cut(strings.TrimSpace(f), ":")
+		switch name {
+		case "start_delay":
+			return min(faultMS(params), 6000)*time.Millisecond + base
+		case "latency":
+			return time.Duration(lines)*faultMS(params)*time.Millisecond + base
+		case "slicer":
+			return 60 * base
+		case "bandwidth":
+			return 15 * base
+		}
 	}
 	switch {
-	case strings.HasPrefix(c.Faults, "slicer"):
-		cost *= 60
-	case strings.HasPrefix(c.Faults, "latency"), strings.HasPrefix(c.Faults, "bandwidth"):
-		cost *= 15
 	case c.Expect.LineSize >= 32<<20:
-		cost *= 30
+		// Seconds of work, started after the long waits, when fewer
+		// cases run beside it: what the runner holds of them adds to
+		// what it holds of the line.
+		return 2 * time.Second
 	case c.Expect.LineSize >= 4<<20:
-		cost *= 6
+		return 6 * base
 	case c.Interrupt != nil, c.CloseWhenQuiet > 0, c.Expect.Stall:
-		cost *= 8
+		return 8 * base
 	}
-	return cost
+	return base
+}
+
+// faultMS is the ms parameter of a fault's parameters ("ms=300,line=2").
+func faultMS(params string) time.Duration {
+	for _, kv := range strings.Split(params, ",") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(kv), "ms="); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				return time.Duration(n)
+			}
+		}
+	}
+	return 0
 }
