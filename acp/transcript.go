@@ -38,7 +38,8 @@ const maxPaths = 64
 // where it first can and falling through everywhere else. Client lines
 // are the steps' recorded lines (a case taken is merged into the
 // recorded line, as the client that takes it sends); agent lines are the
-// stdout steps with the templates filled from what those lines carry.
+// stdout steps with the templates filled from what those lines carry. A
+// path that loops (a goto back to where it has been) ends after one round.
 func Paths(t *transcript.Transcript) ([]Path, error) {
 	labels := transcript.Labels(t.Steps)
 	var branches []branchPoint
@@ -92,10 +93,20 @@ func walk(t *transcript.Transcript, labels map[string]int, b *branchPoint) (Path
 	taken := false
 	sigArmed := false
 	synthetic := 0
-	for pc, n := 0, 0; pc >= 0 && pc < len(t.Steps); n++ {
-		if n > 100000 {
-			return p, fmt.Errorf("acp: %s loops", t.Name)
+	// A replay can go round a loop for ever (a goto back to an "in" step
+	// serves any number of prompts); the path ends where it would come
+	// back to a step in the same state, having shown one round.
+	type state struct {
+		pc              int
+		taken, sigArmed bool
+	}
+	seen := map[state]bool{}
+	for pc := 0; pc >= 0 && pc < len(t.Steps); {
+		at := state{pc, taken, sigArmed}
+		if seen[at] {
+			break
 		}
+		seen[at] = true
 		st := t.Steps[pc]
 		takeHere := b != nil && !taken && b.step == pc
 		switch st.Op {

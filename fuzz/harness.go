@@ -44,6 +44,24 @@ func TargetTranscript(f F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fatalIf(t, CheckTranscript(data)) })
 }
 
+// TargetRPCMessage is the body of FuzzRPCMessage.
+func TargetRPCMessage(f F) { rawTarget(f, RawRPCMessage, CheckRPCMessage) }
+
+// TargetACP is the body of FuzzACP.
+func TargetACP(f F) { rawTarget(f, RawACP, CheckACP) }
+
+// TargetAppServer is the body of FuzzAppServer.
+func TargetAppServer(f F) { rawTarget(f, RawAppServer, CheckAppServer) }
+
+// rawTarget is the body of a target on arbitrary bytes: its seeds, and
+// check on every input.
+func rawTarget(f F, seeds string, check func([]byte) *Failure) {
+	for _, b := range RawSeeds(seeds) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { fatalIf(t, check(data)) })
+}
+
 // TargetFakeFlags is the body of FuzzFakeFlags.
 func TargetFakeFlags(f F) {
 	for _, b := range RawSeeds(RawFakeFlags) {

@@ -300,6 +300,8 @@ func RawSeeds(target string) [][]byte {
 				}
 			}
 		}
+	case RawRPCMessage, RawACP, RawAppServer:
+		out = rpcSeeds(target)
 	case RawFakeFlags:
 		for _, s := range []string{
 			"\x00-p\x00--output-format\x00stream-json\x00--verbose\x00hi",

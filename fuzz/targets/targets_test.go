@@ -19,6 +19,17 @@ func FuzzValidate(f *testing.F) { fuzz.TargetValidate(f) }
 // FuzzTranscript: the transcript format on arbitrary bytes.
 func FuzzTranscript(f *testing.F) { fuzz.TargetTranscript(f) }
 
+// FuzzRPCMessage: one line through both JSON-RPC decoders (ACP's and
+// the app-server's).
+func FuzzRPCMessage(f *testing.F) { fuzz.TargetRPCMessage(f) }
+
+// FuzzACP: validate on ACP logs and transcripts (package acp's rules).
+func FuzzACP(f *testing.F) { fuzz.TargetACP(f) }
+
+// FuzzAppServer: package appserver's checker on app-server transcripts
+// and logs.
+func FuzzAppServer(f *testing.F) { fuzz.TargetAppServer(f) }
+
 // FuzzFakeFlags: the fakes' flag parsing, through the fakes themselves.
 func FuzzFakeFlags(f *testing.F) { fuzz.TargetFakeFlags(f) }
 
