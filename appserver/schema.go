@@ -332,6 +332,14 @@ func check(sc *jsonschema.Schema, v any, prefix string) []Problem {
 		}
 	}
 	walk(ve)
+	// The causes come in no fixed order (the schema's properties are a
+	// map): sorted, the five reported are the same on every run.
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pointer != out[j].Pointer {
+			return out[i].Pointer < out[j].Pointer
+		}
+		return out[i].Message < out[j].Message
+	})
 	if len(out) > 5 {
 		out = out[:5]
 	}

@@ -200,20 +200,31 @@ func (v *SchemaValidator) check(t *acp.Trace, methodOf func(i int) (string, acp.
 }
 
 // deepest is the pointer and message of the most specific cause of a
-// validation error (the first leaf).
+// validation error: of its leaves, the one deepest in the instance, the
+// first by pointer and message among those as deep. The causes come in
+// no fixed order (the schema's properties are a map), and picking by
+// their order made the same line's finding differ from run to run.
 func deepest(ve *jsonschema.ValidationError) (string, string) {
-	for len(ve.Causes) > 0 {
-		best := ve.Causes[0]
-		for _, c := range ve.Causes {
-			if len(c.InstanceLocation) > len(best.InstanceLocation) {
-				best = c
+	var bestPtr, bestMsg string
+	bestDepth := -1
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
 			}
+			return
 		}
-		ve = best
+		ptr := ""
+		for _, tok := range e.InstanceLocation {
+			ptr += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+		}
+		msg := e.Error()
+		d := len(e.InstanceLocation)
+		if d > bestDepth || d == bestDepth && (ptr < bestPtr || ptr == bestPtr && msg < bestMsg) {
+			bestDepth, bestPtr, bestMsg = d, ptr, msg
+		}
 	}
-	ptr := ""
-	for _, tok := range ve.InstanceLocation {
-		ptr += "/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-	}
-	return ptr, ve.Error()
+	walk(ve)
+	return bestPtr, bestMsg
 }
