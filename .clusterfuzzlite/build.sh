@@ -23,6 +23,10 @@ compile_native_go_fuzzer github.com/agentconform/agentconform/fuzz/targets FuzzF
 compile_native_go_fuzzer github.com/agentconform/agentconform/fuzz/targets FuzzReferenceUnified fuzz_targets_FuzzReferenceUnified
 compile_native_go_fuzzer github.com/agentconform/agentconform/fuzz/targets FuzzReferenceShim fuzz_targets_FuzzReferenceShim
 compile_native_go_fuzzer github.com/agentconform/agentconform/fuzz/targets FuzzExternalAdapter fuzz_targets_FuzzExternalAdapter
+# The JSON-RPC surfaces: both line decoders, the acp and appserver validators.
+compile_native_go_fuzzer github.com/agentconform/agentconform/fuzz/targets FuzzRPCMessage fuzz_targets_FuzzRPCMessage
+compile_native_go_fuzzer github.com/agentconform/agentconform/fuzz/targets FuzzACP fuzz_targets_FuzzACP
+compile_native_go_fuzzer github.com/agentconform/agentconform/fuzz/targets FuzzAppServer fuzz_targets_FuzzAppServer
 
 # The packages' own fuzz tests.
 compile_native_go_fuzzer github.com/agentconform/agentconform/jsonl FuzzParse jsonl_FuzzParse

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -29,9 +30,11 @@ type Crasher struct {
 // CrasherMeta is what a crasher's transcript does not say by itself.
 type CrasherMeta struct {
 	// Target is what broke: "reference/unified", "reference/shim", or
-	// "external" (then Adapter is its command).
+	// "external" (then Adapter is its command, and Profile "acp" when it
+	// is an ACP agent behind agentconform's editor).
 	Target  string `json:"target"`
 	Adapter string `json:"adapter,omitempty"`
+	Profile string `json:"profile,omitempty"`
 	// Property is the property broken, one of Properties.
 	Property string `json:"property"`
 	// Message is how it broke when the crasher was saved.
@@ -49,6 +52,9 @@ type CrasherMeta struct {
 	Base bool `json:"base,omitempty"`
 	// Materialized says the step faults are written into the transcript.
 	Materialized bool `json:"materialized,omitempty"`
+	// Edits are the JSON-RPC aware edits the transcript was made with
+	// (they are written into it): its content is not a fixture's.
+	Edits string `json:"edits,omitempty"`
 	// Input is the fuzz input the crasher was shrunk from.
 	Input string `json:"input,omitempty"`
 }
@@ -59,7 +65,7 @@ const metaMarker = "agentconform-fuzz "
 // Case is the crasher as a case to run.
 func (c *Crasher) Case() Case {
 	cs := Case{Transcript: c.Transcript, Faults: c.Meta.Faults, Seed: c.Meta.Seed, Interrupt: c.Meta.Interrupt,
-		Permission: c.Meta.Permission}
+		Permission: c.Meta.Permission, Edits: c.Meta.Edits}
 	if c.Meta.Base {
 		cs.Base = c.Transcript
 	}
@@ -200,6 +206,7 @@ func Replay(path, adapter string, opts ExternalOptions) ReplayResult {
 			err = fmt.Errorf("no adapter command: pass --adapter")
 		} else {
 			var e *External
+			opts.Profile = c.Meta.Profile
 			e, err = NewExternal(cmd, opts)
 			if err == nil {
 				defer e.Close()
@@ -241,6 +248,9 @@ func ReplayCommand(c *Crasher) string {
 		return cmd
 	}
 	cmd := "agentconform run --transcript " + shellQuote(c.Path)
+	if c.Meta.Profile != "" {
+		cmd += " --profile " + c.Meta.Profile
+	}
 	if c.Meta.Target == "external" && c.Meta.Adapter != "" {
 		cmd += " --adapter " + shellQuote(c.Meta.Adapter)
 	}
@@ -251,9 +261,11 @@ func ReplayCommand(c *Crasher) string {
 }
 
 // RunReplays reports whether agentconform run --transcript plays the
-// crasher as the fuzzing did.
+// crasher as the fuzzing did (it plays the CLIs' streams: an app-server
+// session needs fuzz replay).
 func RunReplays(c *Crasher) bool {
-	return c.Meta.Materialized && c.Meta.Faults == "" && !c.Meta.Interrupt && !c.Meta.Base && !hasStall(c.Transcript.Steps)
+	return c.Meta.Materialized && c.Meta.Faults == "" && !c.Meta.Interrupt && !c.Meta.Base && !hasStall(c.Transcript.Steps) &&
+		!appserver.IsTranscript(c.Transcript)
 }
 
 func shellQuote(s string) string {

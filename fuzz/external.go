@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentconform/agentconform/acp/editor"
+	"github.com/agentconform/agentconform/appserver"
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/transcript"
@@ -31,7 +33,19 @@ type ExternalOptions struct {
 	// SignalInterrupt interrupts with SIGINT instead of the harness's
 	// interrupt command.
 	SignalInterrupt bool
+	// Profile is "acp" when the command starts an Agent Client Protocol
+	// agent, which agentconform's editor (acp/editor) drives, as `run
+	// --profile acp` does; "" for an adapter of the harness protocol.
+	Profile string
+	// EditorExe is the executable that plays the editor for an ACP agent
+	// (`EditorExe acp-editor --agent CMD`): the agentconform binary, or a
+	// test binary whose TestMain calls editor.ServeIfAsked. "" means this
+	// executable.
+	EditorExe string
 }
+
+// ProfileACP is ExternalOptions.Profile for an ACP agent.
+const ProfileACP = "acp"
 
 // DefaultExternalDeadline bounds one execution against an external
 // adapter.
@@ -48,6 +62,10 @@ type External struct {
 	dir     string // the executions' work directory
 	n       atomic.Int64
 	x       *conformance.Executor // runs the executions in directories it reuses
+	// cfg runs the executions of an ACP agent, whose judges read the
+	// editor's wire log in the case's directory, which an Executor
+	// empties before it returns.
+	cfg conformance.Config
 }
 
 // NewExternal prepares an external target; Close removes its files.
@@ -69,14 +87,33 @@ func NewExternal(command string, opts ExternalOptions) (*External, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := adapterFor(command)
+	var a conformance.Adapter
+	switch opts.Profile {
+	case "":
+		a = adapterFor(command)
+	case ProfileACP:
+		if opts.EditorExe == "" {
+			self, err := os.Executable()
+			if err != nil {
+				return nil, err
+			}
+			opts.EditorExe = self
+		}
+		if len(opts.Agents) == 0 {
+			opts.Agents = editor.AgentsOf(command)
+		}
+		a = acpAdapter(opts.EditorExe, command)
+	default:
+		return nil, fmt.Errorf("fuzz: profile %q: want %q or none", opts.Profile, ProfileACP)
+	}
 	a.SignalInterrupt = opts.SignalInterrupt
-	x, err := conformance.NewExecutor(conformance.Config{Adapter: a, FakeExe: opts.FakeExe, Seed: 1, Timeout: opts.Deadline, WorkDir: dir})
+	cfg := conformance.Config{Adapter: a, FakeExe: opts.FakeExe, Seed: 1, Timeout: opts.Deadline, WorkDir: dir}
+	x, err := conformance.NewExecutor(cfg)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	return &External{Command: command, opts: opts, dir: dir, x: x}, nil
+	return &External{Command: command, opts: opts, dir: dir, x: x, cfg: cfg}, nil
 }
 
 // workDir makes the executions' work directory: in $TMPDIR when it is
@@ -132,7 +169,17 @@ func (e *External) Check(c Case) *Failure {
 		return failf(PropNoPanic, "the case could not run: %v", err)
 	}
 	defer cleanup()
-	o, err := e.x.Exec(context.Background(), cc)
+	var o *conformance.Observation
+	if e.opts.Profile == ProfileACP {
+		cfg := e.cfg
+		cfg.Keep = true
+		o, err = conformance.Exec(context.Background(), cfg, cc)
+		if o != nil && o.Dir != "" {
+			defer os.RemoveAll(o.Dir)
+		}
+	} else {
+		o, err = e.x.Exec(context.Background(), cc)
+	}
 	if err != nil {
 		return failf(PropNoPanic, "the case could not run: %v", err)
 	}
@@ -145,8 +192,12 @@ func (e *External) Check(c Case) *Failure {
 // faults and seed, the interrupt, and a close for a CLI that stalls.
 func (e *External) conformanceCase(c Case) (*conformance.Case, func(), error) {
 	t := c.Transcript
-	cc := &conformance.Case{ID: "fuzz/" + t.Header.CLI + "/" + t.Header.Scenario, Agent: t.Header.CLI, Faults: c.Faults, Seed: c.Seed,
-		Permission: c.Permission, Prompts: conformance.Prompts(t), Timeout: e.opts.Deadline}
+	agent, prompts := t.Header.CLI, conformance.Prompts(t)
+	if appserver.IsTranscript(t) {
+		agent, prompts = AgentAppServer, appServerPrompts(t)
+	}
+	cc := &conformance.Case{ID: "fuzz/" + agent + "/" + t.Header.Scenario, Agent: agent, Faults: c.Faults, Seed: c.Seed,
+		Permission: c.Permission, Prompts: prompts, Timeout: e.opts.Deadline}
 	if cc.Permission == "" {
 		cc.Permission = "allow"
 	}
@@ -178,6 +229,36 @@ func (e *External) conformanceCase(c Case) (*conformance.Case, func(), error) {
 		cc.CloseWhenQuiet = stallPause
 	}
 	return cc, cleanup, nil
+}
+
+// acpAdapter is an ACP agent behind agentconform's editor, as `run
+// --profile acp` judges it: the editor is the adapter, and starts the
+// agent (a shell command, its relative paths made absolute).
+func acpAdapter(editorExe, agent string) conformance.Adapter {
+	argv := editor.Argv(editorExe, conformance.ResolveCommand(agent, ""))
+	return conformance.Adapter{Name: agent, Reproduce: agent, Profile: ProfileACP, Command: func(ctx context.Context) *exec.Cmd {
+		return exec.CommandContext(ctx, argv[0], argv[1:]...)
+	}}
+}
+
+// appServerPrompts are an app-server transcript's prompts: one per
+// turn/start its first process takes before its first branch (as the
+// conformance cases count them; the fake takes any prompt's text).
+func appServerPrompts(t *transcript.Transcript) []string {
+	n := 0
+	for _, s := range t.Processes()[0] {
+		if s.Op == transcript.OpLabel && n > 0 {
+			break
+		}
+		if s.Op == transcript.OpIn && s.Match != nil && s.Match["method"] == "turn/start" {
+			n++
+		}
+	}
+	out := []string{"Please do what the fixture " + t.Header.Scenario + " shows."}
+	for i := 2; i <= n; i++ {
+		out = append(out, fmt.Sprintf("prompt %d of %s", i, t.Header.Scenario))
+	}
+	return out
 }
 
 // adapterFor starts the command directly when it is a plain list of
@@ -248,14 +329,32 @@ func (e *External) judge(c Case, o *conformance.Observation) *Failure {
 		}
 		return failf(PropNoPanic, "the adapter died (%s) without its end record; stderr: %s", how, clip(lastLines(string(o.Stderr), 8), 800))
 	}
-	for _, chk := range []*conformance.Check{conformance.CheckHello, conformance.CheckValid} {
-		if out := chk.Judge(o); !out.OK && !out.Info {
-			return failf(PropValid, "%s: expected %s; %s", chk.ID, out.Expected, out.Actual)
+	appServer := o.Case.Agent == AgentAppServer
+	acpAgent := o.Hello != nil && o.Hello.Protocol == editor.Protocol
+	if f := judgeChecks(o, PropValid, conformance.CheckHello, conformance.CheckValid); f != nil {
+		return f
+	}
+	if f := judgeChecks(o, PropEnds, conformance.CheckRecords, conformance.CheckEnds); f != nil {
+		return f
+	}
+	switch {
+	case appServer:
+		// The client speaks the server's protocol.
+		if f := judgeChecks(o, PropValid, conformance.CheckAppServerRequests); f != nil {
+			return f
+		}
+	case acpAgent:
+		// The agent speaks ACP, and finishes every tool call it starts.
+		if f := judgeChecks(o, PropValid, conformance.CheckACPProtocol, conformance.CheckACPToolFinal); f != nil {
+			return f
 		}
 	}
-	for _, chk := range []*conformance.Check{conformance.CheckRecords, conformance.CheckEnds} {
-		if out := chk.Judge(o); !out.OK && !out.Info {
-			return failf(PropEnds, "%s: expected %s; %s", chk.ID, out.Expected, out.Actual)
+	if f := judgeOutcome(c, o); f != nil {
+		return f
+	}
+	if appServer {
+		if f := judgeServerRequests(o); f != nil {
+			return f
 		}
 	}
 	profile := ""
@@ -269,6 +368,19 @@ func (e *External) judge(c Case, o *conformance.Observation) *Failure {
 		}
 		evs := make([]decoded, 0, len(o.Events))
 		for _, ev := range o.Events {
+			if appServer && !threadNamed(o) {
+				// No thread yet: the server named no session, and the
+				// unified events still need a sessionId (a placeholder is
+				// all there is). Tool ids are judged all the same.
+				obj := map[string]any{}
+				for k, v := range ev.Obj {
+					if k != "sessionId" {
+						obj[k] = v
+					}
+				}
+				evs = append(evs, decoded{raw: ev.Raw, obj: obj})
+				continue
+			}
 			evs = append(evs, decoded{raw: ev.Raw, obj: ev.Obj})
 		}
 		if f := checkIDs(profile, evs, input); f != nil {
@@ -278,30 +390,55 @@ func (e *External) judge(c Case, o *conformance.Observation) *Failure {
 	if losslessApplies(c) {
 		// Content-neutral faults, or none, on a session the CLI completes:
 		// the conformance lossless checks (the reference translation of
-		// the bytes the fakes wrote) apply.
+		// the bytes the fakes wrote; for the app-server, the text of its
+		// agentMessage items; for an ACP agent, the CLI's text in its
+		// agent_message_chunk updates) apply.
 		checks := []*conformance.Check{conformance.CheckLosslessText, conformance.CheckLosslessTools, conformance.CheckLosslessUsage}
-		if profile == "native" {
+		switch {
+		case appServer:
+			checks = []*conformance.Check{conformance.CheckAppServerText}
+		case acpAgent:
+			checks = []*conformance.Check{conformance.CheckLosslessEvents, conformance.CheckACPText}
+		case profile == "native":
 			checks = []*conformance.Check{conformance.CheckLosslessEvents}
 		}
 		for _, chk := range checks {
-			if out := chk.Judge(o); !out.OK && !out.Info {
+			if ok, _ := chk.Applies(o.Case, o.Hello); !ok && (appServer || acpAgent) {
+				continue
+			}
+			if out := chk.Judge(o); !out.OK && !out.Info && !out.Skip {
 				return failf(PropLossless, "%s: expected %s; %s\n%s", chk.ID, out.Expected, out.Actual, clip(out.Diff, 3000))
 			}
+		}
+	}
+	return judgeChecks(o, PropReaped, conformance.CheckReaps, conformance.CheckNoStray)
+}
+
+// judgeChecks runs conformance checks that apply to the case and returns
+// the first that fails as a failure of prop.
+func judgeChecks(o *conformance.Observation, prop string, checks ...*conformance.Check) *Failure {
+	for _, chk := range checks {
+		if ok, _ := chk.Applies(o.Case, o.Hello); !ok {
+			continue
+		}
+		if out := chk.Judge(o); !out.OK && !out.Info && !out.Skip {
+			return failf(prop, "%s: expected %s; %s", chk.ID, out.Expected, out.Actual)
 		}
 	}
 	return nil
 }
 
 // losslessApplies says whether the lossless checks judge a case: only
-// content-neutral faults (or none), no interrupt or stall, and a fixture
+// content-neutral faults (or none), no JSON-RPC edits, no interrupt or
+// stall, and a fixture
 // the CLI completes (as conformance judges them: not after an API error or
 // max turns, where the error texts of unfinished tools legitimately differ).
 func losslessApplies(c Case) bool {
-	if c.Interrupt || hasStall(c.Transcript.Steps) || (c.Faults != "" && c.Base == nil) {
+	if c.Interrupt || hasStall(c.Transcript.Steps) || (c.Faults != "" && c.Base == nil) || c.Edits != "" {
 		return false
 	}
 	switch c.Transcript.Header.Scenario {
-	case "api-error", "max-turns":
+	case "api-error", "max-turns", "app-server-api-error":
 		return false
 	}
 	return true

@@ -114,9 +114,9 @@ func tuneGC() (restore func()) {
 // $AGENTCONFORM_FUZZ_ADAPTER starts, through the harness and the fakes;
 // without one, every input skips.
 func TargetExternal(f F) {
-	addSeeds(f, ExternalSeeds)
 	cmd := os.Getenv(EnvAdapter)
 	if cmd == "" {
+		addSeeds(f, ExternalSeeds)
 		f.Fuzz(func(t *testing.T, data []byte) { t.Skip("no adapter: set " + EnvAdapter) })
 		return
 	}
@@ -131,14 +131,29 @@ func TargetExternal(f F) {
 		return
 	}
 	f.Cleanup(func() { target.Close() })
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzOne(t, target, Decode(data, opts.Agents)) })
+	// The seeds of the agents the adapter drives, encoded for them (an
+	// ACP agent's default agents are the CLIs its command names).
+	agents := target.Agents()
+	seeds, err := SeedsFor(agents)
+	if err != nil {
+		f.Fatal(err)
+		return
+	}
+	for _, b := range seeds {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzOne(t, target, Decode(data, agents)) })
 }
 
 // externalOptionsFromEnv reads the external target's options. Without
 // $AGENTCONFORM_FUZZ_FAKE, it builds the lean fake (cmd/agentconform-fake)
 // into the test's temporary directory: a test binary is no fake.
 func externalOptionsFromEnv(f F) (ExternalOptions, error) {
-	opts := ExternalOptions{FakeExe: os.Getenv(EnvFakeExe), SignalInterrupt: os.Getenv(EnvSignalInterrupt) != ""}
+	opts := ExternalOptions{FakeExe: os.Getenv(EnvFakeExe), SignalInterrupt: os.Getenv(EnvSignalInterrupt) != "",
+		Profile: os.Getenv(EnvProfile), EditorExe: os.Getenv(EnvEditor)}
+	if opts.Profile == ProfileACP && opts.EditorExe == "" {
+		return opts, fmt.Errorf("%s=%s needs %s, the agentconform binary that plays the editor", EnvProfile, ProfileACP, EnvEditor)
+	}
 	if d, err := time.ParseDuration(os.Getenv(EnvDeadline)); err == nil {
 		opts.Deadline = d
 	}

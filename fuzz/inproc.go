@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentconform/agentconform/conformance"
@@ -147,6 +148,10 @@ type Case struct {
 	// Base, when set, is the transcript without the (content-neutral)
 	// faults: the adapter must hand over the same content for both.
 	Base *transcript.Transcript
+	// Edits are the JSON-RPC aware edits made to the transcript (a spec
+	// of the edit operations, for messages), "" when none: the session's
+	// content is then not the fixture's.
+	Edits string
 }
 
 // CaseOf turns a decoded input into its case.
@@ -155,7 +160,8 @@ func CaseOf(in Input) (Case, error) {
 	if !ok {
 		return Case{}, fmt.Errorf("fuzz: no fixture %q", in.Fixture)
 	}
-	c := Case{Transcript: t, Faults: in.spec(false), Seed: in.Seed, Interrupt: in.Interrupts(), Permission: permissionOf(in.Fixture)}
+	c := Case{Transcript: applyEdits(t, in.Mutations, in.Seed), Faults: in.spec(false), Seed: in.Seed, Interrupt: in.Interrupts(),
+		Permission: permissionOf(in.Fixture), Edits: in.edits()}
 	if len(in.Mutations) > 0 && in.Neutral() {
 		c.Base = t
 	}
@@ -163,9 +169,10 @@ func CaseOf(in Input) (Case, error) {
 }
 
 // permissionOf is the policy a fixture's case runs with, as in the
-// conformance cases: deny for the deny fixture, allow elsewhere.
+// conformance cases: deny for the deny fixtures (Claude's permission-deny,
+// the app-server's approval-decline), allow elsewhere.
 func permissionOf(name string) string {
-	if len(name) >= 15 && name[len(name)-15:] == "permission-deny" {
+	if strings.HasSuffix(name, "permission-deny") || strings.HasSuffix(name, "approval-decline") {
 		return "deny"
 	}
 	return "allow"

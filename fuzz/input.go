@@ -7,7 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/fixtures"
+	asfixtures "github.com/agentconform/agentconform/fixtures/appserver"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -78,12 +80,23 @@ const OpInterrupt = "interrupt"
 
 // isTiming reports whether op only sleeps.
 func isTiming(op string) bool {
+	s, ok := opSpecOf(op)
+	return ok && s.timing
+}
+
+// opSpecOf finds an operation of either vocabulary by name.
+func opSpecOf(op string) (opSpec, bool) {
 	for _, s := range vocabulary {
 		if s.op == op {
-			return s.timing
+			return s, true
 		}
 	}
-	return false
+	for _, s := range editVocabulary {
+		if s.op == op {
+			return s, true
+		}
+	}
+	return opSpec{}, false
 }
 
 // maxMutations bounds the mutations one input holds, so that every
@@ -99,7 +112,7 @@ func (in Input) Spec() string { return in.spec(true) }
 func (in Input) spec(timing bool) string {
 	var items []string
 	for _, m := range in.Mutations {
-		if !timing && isTiming(m.Op) {
+		if (!timing && isTiming(m.Op)) || isEdit(m.Op) {
 			continue
 		}
 		if m.Op == OpInterrupt {
@@ -109,6 +122,17 @@ func (in Input) spec(timing bool) string {
 		items = append(items, m.String())
 	}
 	return strings.Join(items, ";")
+}
+
+// edits renders the input's JSON-RPC aware edits as a spec ("" for none).
+func (in Input) edits() string {
+	var edits []string
+	for _, m := range in.Mutations {
+		if isEdit(m.Op) {
+			edits = append(edits, m.String())
+		}
+	}
+	return strings.Join(edits, ";")
 }
 
 // Interrupts reports whether the input asks the caller to interrupt.
@@ -121,9 +145,13 @@ func (in Input) Interrupts() bool {
 	return false
 }
 
-// String renders the input for messages: fixture, seed and spec.
+// String renders the input for messages: fixture, seed, the JSON-RPC
+// edits made to the transcript and the fault spec.
 func (in Input) String() string {
 	s := in.Fixture + " seed=" + strconv.FormatInt(in.Seed, 10)
+	if edits := in.edits(); edits != "" {
+		s += " edits=" + strconv.Quote(edits)
+	}
 	if spec := in.Spec(); spec != "" {
 		s += " faults=" + strconv.Quote(spec)
 	}
@@ -133,11 +161,21 @@ func (in Input) String() string {
 	return s
 }
 
-// Agent is the CLI of the input's fixture.
+// Agent is the agent of the input's fixture: its CLI ("codex"), or
+// AgentAppServer for a fixture of `codex app-server`.
 func (in Input) Agent() string {
+	if asfixtures.IsName(in.Fixture) {
+		return AgentAppServer
+	}
 	a, _, _ := strings.Cut(in.Fixture, "/")
 	return a
 }
+
+// AgentAppServer is the agent of the adapters that drive `codex
+// app-server` (JSON-RPC) instead of `codex exec`: with it among the
+// agents, inputs choose the app-server fixtures (package
+// fixtures/appserver) and the app-server surface's mutations.
+const AgentAppServer = conformance.AgentAppServer
 
 // paramKind says how a parameter byte becomes a value.
 type paramKind int
@@ -280,7 +318,8 @@ var fixtureList = sync.OnceValue(func() []string {
 // Fixtures lists the fixtures inputs start from, in encoding order.
 func Fixtures() []string { return append([]string(nil), fixtureList()...) }
 
-// loadedFixtures holds the loaded fixtures (they are read-only).
+// loadedFixtures holds the loaded fixtures, the JSONL streams' and the
+// app-server's (they are read-only).
 var loadedFixtures = sync.OnceValue(func() map[string]*transcript.Transcript {
 	m := map[string]*transcript.Transcript{}
 	for _, name := range fixtureList() {
@@ -290,8 +329,40 @@ var loadedFixtures = sync.OnceValue(func() map[string]*transcript.Transcript {
 		}
 		m[name] = t
 	}
+	for _, name := range appServerFixtureList() {
+		t, err := asfixtures.Load(name)
+		if err != nil {
+			panic(err)
+		}
+		m[name] = t
+	}
 	return m
 })
+
+// appServerFixtureList lists the app-server fixtures inputs start from:
+// those a client runs in one harness session (one process; resume needs a
+// second, which one session does not start), as the conformance cases do.
+var appServerFixtureList = sync.OnceValue(func() []string {
+	names, err := asfixtures.Names()
+	if err != nil {
+		panic(err)
+	}
+	var out []string
+	for _, name := range names {
+		t, err := asfixtures.Load(name)
+		if err != nil {
+			panic(err)
+		}
+		if len(t.Processes()) == 1 {
+			out = append(out, name)
+		}
+	}
+	return out
+})
+
+// AppServerFixtures lists the app-server fixtures inputs start from, in
+// encoding order.
+func AppServerFixtures() []string { return append([]string(nil), appServerFixtureList()...) }
 
 // heavyFixture is the size of stdout above which a fixture counts as
 // heavy: the long-output fixtures, whose 300 KiB take tens of times longer
@@ -308,6 +379,16 @@ const (
 // each heavy one once.
 func fixtureTable(agents []string) []string {
 	var out []string
+	for _, a := range agents {
+		if a != AgentAppServer {
+			continue
+		}
+		for _, n := range appServerFixtureList() {
+			for i := 0; i < lightWeight; i++ {
+				out = append(out, n)
+			}
+		}
+	}
 	for _, n := range fixtureList() {
 		if len(agents) > 0 {
 			ok := false
@@ -355,8 +436,12 @@ var fixtureBytes = sync.OnceValue(func() map[string]int {
 	return m
 })
 
-// allFixtures is the fixture table of every agent.
-var allFixtures = sync.OnceValue(func() []string { return fixtureTable(nil) })
+// allFixtures is the fixture table of every agent (the JSONL streams'
+// fixtures), and appServerTable that of the app-server clients.
+var (
+	allFixtures    = sync.OnceValue(func() []string { return fixtureTable(nil) })
+	appServerTable = sync.OnceValue(func() []string { return fixtureTable([]string{AgentAppServer}) })
+)
 
 // Decode turns fuzzer bytes into an Input. Only fixtures of the given
 // agents are chosen (nil: any).
@@ -373,8 +458,9 @@ func Decode(data []byte, agents []string) Input {
 	}
 	in.Seed = int64(binary.LittleEndian.Uint64(seed[:]))
 	cli := in.Agent()
+	ops := opsFor(cli)
 	for !r.done() && len(in.Mutations) < maxMutations {
-		spec := vocabulary[int(r.byte())%len(vocabulary)]
+		spec := ops[int(r.byte())%len(ops)]
 		m := Mutation{Op: spec.op}
 		for _, p := range spec.params {
 			var b, b2 byte
@@ -476,10 +562,22 @@ func (r *reader) byte() byte {
 func (r *reader) done() bool { return r.pos >= len(r.data) }
 
 // Encode is the inverse of Decode for inputs built from the vocabulary:
-// the bytes that decode to in. It is how the seed corpora are written.
-func Encode(in Input) ([]byte, error) {
+// the bytes that decode to in (with the agents nil, or AgentAppServer
+// alone for an app-server fixture). It is how the seed corpora are
+// written.
+func Encode(in Input) ([]byte, error) { return EncodeFor(in, nil) }
+
+// EncodeFor is Encode for Decode(data, agents).
+func EncodeFor(in Input, agents []string) ([]byte, error) {
+	table := allFixtures()
+	switch {
+	case len(agents) > 0:
+		table = fixtureTable(agents)
+	case in.Agent() == AgentAppServer:
+		table = appServerTable()
+	}
 	idx := -1
-	for i, n := range allFixtures() {
+	for i, n := range table {
 		if n == in.Fixture && idx < 0 {
 			idx = i
 		}
@@ -493,22 +591,23 @@ func Encode(in Input) ([]byte, error) {
 	out := []byte{byte(idx)}
 	out = binary.LittleEndian.AppendUint64(out, uint64(in.Seed))
 	cli := in.Agent()
+	ops := opsFor(cli)
 	for _, m := range in.Mutations {
 		op := -1
-		for i, s := range vocabulary {
+		for i, s := range ops {
 			if s.op == m.Op {
 				op = i
 			}
 		}
 		if op < 0 {
-			return nil, fmt.Errorf("fuzz: %q is not in the mutation vocabulary", m.Op)
+			return nil, fmt.Errorf("fuzz: %q is not in the mutation vocabulary of %s inputs", m.Op, cli)
 		}
 		out = append(out, byte(op))
 		given := map[string]string{}
 		for _, p := range m.Params {
 			given[p.Key] = p.Value
 		}
-		for _, p := range vocabulary[op].params {
+		for _, p := range ops[op].params {
 			b, b2, err := paramBytes(p, given, cli)
 			if err != nil {
 				return nil, fmt.Errorf("fuzz: %s: %w", m.Op, err)

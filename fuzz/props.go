@@ -46,10 +46,23 @@ const (
 	PropLossless = "lossless"
 	// PropDeadline: the execution finishes within its deadline.
 	PropDeadline = "deadline"
+	// PropOutcome: every turn gets one terminal outcome: one turn_end per
+	// prompt the caller sent (never two); an app-server client reports
+	// each turn the server completed, as the server's status says; an ACP
+	// agent answers every session/prompt exactly once (cancelled after
+	// session/cancel).
+	PropOutcome = "turn-outcome"
+	// PropAnswered: no request of the server is left unanswered by an
+	// app-server client, or answered twice, and an approval is answered
+	// with the caller's policy.
+	PropAnswered = "requests-answered"
+	// PropReaped: nothing is left running: no CLI process and no other
+	// process the adapter started outlives it.
+	PropReaped = "nothing-left-running"
 )
 
 // Properties lists the properties in the order they are checked.
-var Properties = []string{PropNoPanic, PropDeadline, PropEnds, PropValid, PropIDs, PropLossless}
+var Properties = []string{PropNoPanic, PropDeadline, PropEnds, PropValid, PropOutcome, PropAnswered, PropIDs, PropLossless, PropReaped}
 
 // A Failure is a property an execution broke.
 type Failure struct {

@@ -23,6 +23,12 @@ const (
 	EnvAgents = "AGENTCONFORM_FUZZ_AGENTS"
 	// EnvSignalInterrupt makes the runner interrupt with SIGINT.
 	EnvSignalInterrupt = "AGENTCONFORM_FUZZ_SIGNAL_INTERRUPT"
+	// EnvProfile is "acp" when the adapter command starts an ACP agent,
+	// which EnvEditor's editor drives (agentconform fuzz --profile acp).
+	EnvProfile = "AGENTCONFORM_FUZZ_PROFILE"
+	// EnvEditor is the agentconform binary whose acp-editor plays the
+	// editor for an ACP agent.
+	EnvEditor = "AGENTCONFORM_FUZZ_EDITOR"
 	// EnvCrashers is the directory failures are shrunk and saved into;
 	// unset, a failure is reported as found.
 	EnvCrashers = "AGENTCONFORM_FUZZ_CRASHERS"

@@ -25,6 +25,10 @@ const (
 	// ExternalSeeds: every fixture, and the sweep and the ladder on each
 	// CLI's single-tool fixture only (every execution starts processes).
 	ExternalSeeds
+	// AppServerSeeds: every app-server fixture, and the interrupt sweep
+	// on its single-tool fixture; no other mutation, which is the
+	// mutator's to find.
+	AppServerSeeds
 )
 
 // maxSeedAfter is the largest "after" an encoded input holds (pAfter).
@@ -32,6 +36,9 @@ const maxSeedAfter = 31
 
 // Seeds returns the seed inputs of a set, in a stable order.
 func Seeds(set SeedSet) []Seed {
+	if set == AppServerSeeds {
+		return appServerSeeds()
+	}
 	var out []Seed
 	for _, fx := range fixtureList() {
 		out = append(out, Seed{Name: "fixture-" + slug(fx), Input: Input{Fixture: fx}})
@@ -83,6 +90,59 @@ func SeedBytes(set SeedSet) ([][]byte, error) {
 	var out [][]byte
 	for _, s := range Seeds(set) {
 		b, err := Encode(s.Input)
+		if err != nil {
+			return nil, fmt.Errorf("seed %s: %w", s.Name, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// appServerSeeds are the seeds of app-server clients.
+func appServerSeeds() []Seed {
+	var out []Seed
+	for _, fx := range appServerFixtureList() {
+		out = append(out, Seed{Name: "fixture-" + slug(fx), Input: Input{Fixture: fx}})
+	}
+	for _, fx := range appServerFixtureList() {
+		if !strings.HasSuffix(fx, "-single-tool") {
+			continue
+		}
+		n := firstProcessOuts(loadedFixtures()[fx])
+		for k := 1; k < n && k <= maxSeedAfter; k++ {
+			out = append(out, Seed{Name: fmt.Sprintf("interrupt-%s-%02d", slug(fx), k),
+				Input: Input{Fixture: fx, Mutations: []Mutation{{Op: OpInterrupt, Params: []Param{{"after", strconv.Itoa(k)}}}}}})
+		}
+	}
+	return out
+}
+
+// SeedsFor returns the seeds of an external adapter that drives agents,
+// encoded for Decode(data, agents): ExternalSeeds of the CLIs among them,
+// and AppServerSeeds when AgentAppServer is one. nil agents is
+// SeedBytes(ExternalSeeds).
+func SeedsFor(agents []string) ([][]byte, error) {
+	if len(agents) == 0 {
+		return SeedBytes(ExternalSeeds)
+	}
+	in := map[string]bool{}
+	for _, n := range fixtureTable(agents) {
+		in[n] = true
+	}
+	var seeds []Seed
+	for _, s := range Seeds(ExternalSeeds) {
+		if in[s.Input.Fixture] {
+			seeds = append(seeds, s)
+		}
+	}
+	for _, a := range agents {
+		if a == AgentAppServer {
+			seeds = append(seeds, Seeds(AppServerSeeds)...)
+		}
+	}
+	var out [][]byte
+	for _, s := range seeds {
+		b, err := EncodeFor(s.Input, agents)
 		if err != nil {
 			return nil, fmt.Errorf("seed %s: %w", s.Name, err)
 		}

@@ -25,27 +25,30 @@ func Shrink(t Target, in Input, first *Failure) *Crasher {
 		}
 		return false
 	}
+	// with is the case of a transcript (the fixture, or what is left of
+	// it) with mutations: the JSON-RPC edits among them made to it, the
+	// faults applied by the fakes.
 	with := func(tr *transcript.Transcript, muts []Mutation) Case {
 		c, _ := caseFor(t, Input{Fixture: in.Fixture, Seed: in.Seed, Mutations: muts})
-		c.Transcript = tr
+		c.Transcript = applyEdits(tr, muts, in.Seed)
 		if c.Base != nil {
 			c.Base = tr
 		}
 		return c
 	}
-	base, err := caseFor(t, in)
-	if err != nil {
+	if _, err := caseFor(t, in); err != nil {
 		return nil
 	}
+	orig := loadedFixtures()[in.Fixture]
 
 	// 1. The mutations.
 	keep := ddmin(len(in.Mutations), func(keep []bool) bool {
-		return fails(with(base.Transcript, pick(in.Mutations, keep)))
+		return fails(with(orig, pick(in.Mutations, keep)))
 	})
 	muts := pick(in.Mutations, keep)
 
 	// 2. The fixture's own lines.
-	tr := base.Transcript
+	tr := orig
 	if idx := removable(tr.Steps); len(idx) > 0 {
 		keep := ddmin(len(idx), func(keep []bool) bool {
 			return fails(with(withoutSteps(tr, idx, keep), muts))
@@ -55,13 +58,13 @@ func Shrink(t Target, in Input, first *Failure) *Crasher {
 	c := with(tr, muts)
 	fails(c) // the failure of the case as it now stands
 
-	cr := &Crasher{Transcript: tr, Meta: CrasherMeta{
+	cr := &Crasher{Transcript: c.Transcript, Meta: CrasherMeta{
 		Target: t.Name(), Property: prop, Message: last.Message, Faults: c.Faults, Seed: c.Seed,
-		Interrupt: c.Interrupt, Permission: c.Permission, Base: c.Base != nil,
+		Interrupt: c.Interrupt, Permission: c.Permission, Base: c.Base != nil, Edits: c.Edits,
 		Input: Input{Fixture: in.Fixture, Seed: in.Seed, Mutations: muts}.String(),
 	}}
 	if e, ok := t.(*External); ok {
-		cr.Meta.Adapter = e.Command
+		cr.Meta.Adapter, cr.Meta.Profile = e.Command, e.opts.Profile
 	}
 
 	// 3. The step faults written into the transcript, when the failure

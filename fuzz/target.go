@@ -33,9 +33,13 @@ var neutralOps = map[string]bool{
 // no_final_newline) is not: it reads as a line cut short, which fails the
 // turn.
 func (in Input) Neutral() bool {
+	neutral := neutralOps
+	if in.Agent() == AgentAppServer {
+		neutral = appServerNeutral
+	}
 	banner, unterminated := false, false
 	for _, m := range in.Mutations {
-		if !neutralOps[m.Op] {
+		if !neutral[m.Op] {
 			return false
 		}
 		banner = banner || m.Op == "banner"

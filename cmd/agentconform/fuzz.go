@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,7 +39,14 @@ every id it reports came from the CLI, it neither invents nor loses content
 
 With --adapter, the adapter runs through the harness against the fake CLIs
 (two processes per execution); without, the reference adapter of --target
-runs in process. In a checkout of agentconform with the Go toolchain on
+runs in process. An adapter of codex app-server (its hello names the agent
+codex-app-server) is fuzzed with --agents codex-app-server: the app-server
+fixtures, with JSON-RPC aware mutations (a notification dropped, written
+twice, moved or renamed, an answer written twice or never, unknown methods
+and fields, lines cut, a server that dies or stalls), and judged besides
+on one outcome per turn and every server request answered. An Agent Client
+Protocol agent is fuzzed with --profile acp: agentconform plays the editor,
+as run --profile acp does, and the acp checks judge the exchange. In a checkout of agentconform with the Go toolchain on
 PATH, this wraps go test -fuzz (coverage-guided; failing inputs land in
 fuzz/targets/testdata/fuzz and replay in every later go test); anywhere
 else, or with --engine random, a random mutator runs the same targets and
@@ -59,13 +67,19 @@ Flags:
 
 // fuzzTargets maps --target to the fuzz function of package fuzz/targets.
 var fuzzTargets = map[string]string{
-	"unified":    "FuzzReferenceUnified",
-	"shim":       "FuzzReferenceShim",
-	"validate":   "FuzzValidate",
-	"transcript": "FuzzTranscript",
-	"fake-flags": "FuzzFakeFlags",
-	"external":   "FuzzExternalAdapter",
+	"unified":     "FuzzReferenceUnified",
+	"shim":        "FuzzReferenceShim",
+	"validate":    "FuzzValidate",
+	"transcript":  "FuzzTranscript",
+	"fake-flags":  "FuzzFakeFlags",
+	"rpc-message": "FuzzRPCMessage",
+	"acp":         "FuzzACP",
+	"app-server":  "FuzzAppServer",
+	"external":    "FuzzExternalAdapter",
 }
+
+// fuzzTargetNames lists what --target takes, for messages.
+const fuzzTargetNames = "unified, shim, validate, transcript, fake-flags, rpc-message, acp or app-server"
 
 func runFuzz(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
@@ -80,12 +94,13 @@ func runFuzz(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fl.SetOutput(stderr)
 	var (
 		adapter   = fl.String("adapter", "", "shell command that starts the adapter under test (default: the reference adapter of --target, in process)")
-		target    = fl.String("target", "", "what to fuzz without --adapter: unified, shim, validate, transcript or fake-flags (default unified)")
+		target    = fl.String("target", "", "what to fuzz without --adapter: "+fuzzTargetNames+" (default unified)")
+		profile   = fl.String("profile", "", "acp: --adapter starts an Agent Client Protocol agent, which agentconform's editor drives (as run --profile acp)")
 		duration  = fl.Duration("time", time.Minute, "how long to fuzz")
 		jobs      = fl.Int("jobs", 0, "executions run at once (default: number of cores)")
 		crashers  = fl.String("crashers", "", "directory shrunk crashers are saved in (default: fuzz/testdata/crashers of the checkout, else ./crashers)")
 		deadline  = fl.Duration("deadline", 0, "deadline of one execution (default 10s for an adapter, 5s in process)")
-		agents    = fl.StringSlice("agents", nil, "only fixtures of these CLIs (claude, codex, gemini)")
+		agents    = fl.StringSlice("agents", nil, "only fixtures of these agents (claude, codex, gemini; codex-app-server for an adapter of codex app-server; default: all CLIs, and for --profile acp the CLIs the agent's command names)")
 		engine    = fl.String("engine", "auto", "go (go test -fuzz, needs a checkout and the Go toolchain), random (built in, no coverage guidance), or auto")
 		signalInt = fl.Bool("interrupt-signal", false, "interrupt the adapter with SIGINT instead of the harness's interrupt command (the same as --interrupt signal)")
 		interrupt = fl.String("interrupt", "command", "how to interrupt the adapter, as for run: command (the harness interrupt line) or signal (SIGINT)")
@@ -117,12 +132,20 @@ func runFuzz(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	fn, ok := fuzzTargets[name]
 	if !ok {
-		return fuzzUsageError(stderr, fmt.Errorf("--target %q: want unified, shim, validate, transcript or fake-flags", name))
+		return fuzzUsageError(stderr, fmt.Errorf("--target %q: want %s", name, fuzzTargetNames))
 	}
 	for _, a := range *agents {
-		if a != "claude" && a != "codex" && a != "gemini" {
-			return fuzzUsageError(stderr, fmt.Errorf("--agents: %q is not claude, codex or gemini", a))
+		if a != "claude" && a != "codex" && a != "gemini" && a != fuzz.AgentAppServer {
+			return fuzzUsageError(stderr, fmt.Errorf("--agents: %q is not claude, codex, gemini or %s", a, fuzz.AgentAppServer))
 		}
+	}
+	switch {
+	case *profile != "" && *profile != fuzz.ProfileACP:
+		return fuzzUsageError(stderr, fmt.Errorf("--profile %q: want %s (or none, for an adapter of the harness protocol)", *profile, fuzz.ProfileACP))
+	case *profile != "" && *adapter == "":
+		return fuzzUsageError(stderr, errors.New("--profile acp needs --adapter, the command that starts the ACP agent"))
+	case *profile != "" && slices.Contains(*agents, fuzz.AgentAppServer):
+		return fuzzUsageError(stderr, fmt.Errorf("--profile acp judges an ACP agent, which drives the CLIs, not %s", fuzz.AgentAppServer))
 	}
 	root, rootErr := fuzz.CheckoutRoot()
 	goTool, goErr := exec.LookPath("go")
@@ -167,6 +190,10 @@ func runFuzz(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if *adapter != "" {
 		env[fuzz.EnvAdapter] = *adapter
 	}
+	if *profile != "" {
+		env[fuzz.EnvProfile] = *profile
+		env[fuzz.EnvEditor] = self
+	}
 	if *deadline > 0 {
 		env[fuzz.EnvDeadline] = deadline.String()
 	}
@@ -186,7 +213,8 @@ func runFuzz(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if useGo {
 		return fuzzWithGo(ctx, goTool, root, fn, *duration, *jobs, dir, env, stdout, stderr)
 	}
-	opts := fuzz.ExternalOptions{FakeExe: fakeExe, Deadline: *deadline, Agents: *agents, SignalInterrupt: *signalInt}
+	opts := fuzz.ExternalOptions{FakeExe: fakeExe, Deadline: *deadline, Agents: *agents, SignalInterrupt: *signalInt,
+		Profile: *profile, EditorExe: self}
 	return fuzzRandom(ctx, name, *adapter, opts, *duration, *jobs, *seed, dir, stdout, stderr)
 }
 
@@ -336,7 +364,7 @@ func fuzzRandom(ctx context.Context, name, adapter string, opts fuzz.ExternalOpt
 				}
 			}
 			for ctx.Err() == nil {
-				if !run(mutate(rng, seeds[rng.Intn(len(seeds))])) {
+				if !run(fuzz.Mutate(rng, seeds[rng.Intn(len(seeds))])) {
 					return
 				}
 			}
@@ -390,6 +418,12 @@ func randomTarget(name, adapter string, opts fuzz.ExternalOptions) (func(data []
 		return raw(fuzz.CheckValidate), seeds, nothing, nil
 	case "transcript":
 		return raw(fuzz.CheckTranscript), seeds, nothing, nil
+	case "rpc-message":
+		return raw(fuzz.CheckRPCMessage), seeds, nothing, nil
+	case "acp":
+		return raw(fuzz.CheckACP), seeds, nothing, nil
+	case "app-server":
+		return raw(fuzz.CheckAppServer), seeds, nothing, nil
 	case "fake-flags":
 		dir, err := os.MkdirTemp("", "agentconform-fuzz-sessions-")
 		if err != nil {
@@ -399,12 +433,19 @@ func randomTarget(name, adapter string, opts fuzz.ExternalOptions) (func(data []
 	}
 	var t fuzz.Target
 	cleanup := nothing
+	agents := opts.Agents
 	if name == "external" {
 		e, err := fuzz.NewExternal(adapter, opts)
 		if err != nil {
 			return nil, nil, nothing, err
 		}
 		t, cleanup = e, func() { e.Close() }
+		// The seeds of the agents the adapter drives, encoded for them.
+		agents = e.Agents()
+		if seeds, err = fuzz.SeedsFor(agents); err != nil {
+			e.Close()
+			return nil, nil, nothing, err
+		}
 	} else {
 		r, err := fuzz.NewReferenceTarget(name)
 		if err != nil {
@@ -420,38 +461,13 @@ func randomTarget(name, adapter string, opts fuzz.ExternalOptions) (func(data []
 		known, _ = fuzz.LoadKnown(filepath.Join(root, "fuzz", fuzz.CrashersDir))
 	}
 	return func(data []byte, crashers string) string {
-		in := fuzz.Decode(data, opts.Agents)
+		in := fuzz.Decode(data, agents)
 		_, fail := fuzz.CheckInput(t, in)
 		if fail == nil || fuzz.MatchKnown(known, t.Name(), fail) != "" {
 			return ""
 		}
 		return fuzz.Report(t, in, fail, crashers)
 	}, seeds, cleanup, nil
-}
-
-// mutate returns a random variant of an input: byte flips, insertions,
-// deletions and appended mutation records.
-func mutate(rng *rand.Rand, seed []byte) []byte {
-	b := append([]byte(nil), seed...)
-	for n := 1 + rng.Intn(4); n > 0; n-- {
-		switch op := rng.Intn(5); {
-		case op == 0 && len(b) > 0:
-			b[rng.Intn(len(b))] ^= byte(1 << rng.Intn(8))
-		case op == 1 && len(b) > 0:
-			b[rng.Intn(len(b))] = byte(rng.Intn(256))
-		case op == 2:
-			i := rng.Intn(len(b) + 1)
-			b = append(b[:i], append([]byte{byte(rng.Intn(256))}, b[i:]...)...)
-		case op == 3 && len(b) > 9:
-			i := 9 + rng.Intn(len(b)-9)
-			b = append(b[:i], b[i+1:]...)
-		default:
-			for k := 1 + rng.Intn(4); k > 0; k-- {
-				b = append(b, byte(rng.Intn(256)))
-			}
-		}
-	}
-	return b
 }
 
 const fuzzReplayUsage = `Usage: agentconform fuzz replay [--adapter CMD] [FILE...]
