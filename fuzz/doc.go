@@ -16,6 +16,23 @@
 // invents nor loses what the lossless checks see, and it finishes within a
 // deadline.
 //
+// The JSON-RPC surfaces have their own inputs. A client of `codex
+// app-server` (agent AgentAppServer) is fuzzed on the app-server fixtures
+// with the faults that act on a JSON-RPC session and the JSON-RPC aware
+// edits the fuzzer makes to the transcript itself (rpc_drop,
+// rpc_duplicate, rpc_reorder, rpc_rename: editVocabulary); an Agent
+// Client Protocol agent (ExternalOptions.Profile "acp") behind
+// agentconform's editor, on the fixtures of the CLIs it drives. Their
+// executions are judged on three more properties: one terminal outcome
+// per turn (PropOutcome), every request of the server answered
+// (PropAnswered), nothing left running (PropReaped, for every external
+// adapter). Search is a deterministic random search over encoded inputs,
+// with which the tests find the planted bugs of the test clients and
+// agents within a bounded number of executions. FuzzRPCMessage, FuzzACP
+// and FuzzAppServer fuzz the JSON-RPC decoders and the acp and appserver
+// validators on any bytes: no panic, no hang, every finding located
+// (line, byte offset, JSON pointer).
+//
 // A failure shrinks (Shrink) to the smallest transcript that still fails
 // the same way and is saved as a Crasher: an agentconform/v1 transcript
 // whose header names the property; Replay re-runs one and says FIXED,

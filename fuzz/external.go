@@ -368,10 +368,12 @@ func (e *External) judge(c Case, o *conformance.Observation) *Failure {
 		}
 		evs := make([]decoded, 0, len(o.Events))
 		for _, ev := range o.Events {
-			if appServer && !threadNamed(o) {
-				// No thread yet: the server named no session, and the
-				// unified events still need a sessionId (a placeholder is
-				// all there is). Tool ids are judged all the same.
+			if appServer {
+				// An app-server client's sessionId is the thread's once
+				// it has read the answer to thread/start; before that
+				// (a session closed or interrupted early) the unified
+				// events still need one, and a placeholder is all there
+				// is. Tool ids (the server's item ids) are judged.
 				obj := map[string]any{}
 				for k, v := range ev.Obj {
 					if k != "sessionId" {

@@ -189,31 +189,3 @@ func serverWrote(o *conformance.Observation, method string) bool {
 	}
 	return false
 }
-
-// threadNamed reports whether the app-server named a thread in a whole
-// line it wrote: the answer to thread/start (or a thread/started).
-func threadNamed(o *conformance.Observation) bool {
-	for _, w := range o.Wire {
-		b := w.Bytes
-		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-			b = b[:i]
-		} else {
-			continue
-		}
-		for _, l := range bytes.Split(b, []byte("\n")) {
-			if !bytes.Contains(l, []byte(`"thread":{`)) {
-				continue
-			}
-			m, err := transcript.ParseRPC(bytes.TrimSuffix(l, []byte("\r")))
-			if err != nil {
-				continue
-			}
-			for _, ptr := range []string{"/result/thread/id", "/params/thread/id"} {
-				if id, ok := transcript.Lookup(m.Obj, ptr); ok && id != "" {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}

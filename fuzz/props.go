@@ -37,7 +37,10 @@ const (
 	PropValid = "valid"
 	// PropIDs: every tool and session id the adapter reports came from the
 	// CLI's output (the CLI's id itself, or one the reference scheme derives
-	// from it by a "#turn" or ".n" suffix when it was reused).
+	// from it by a "#turn" or ".n" suffix when it was reused). An
+	// app-server client is judged on its tool ids (the server's item ids):
+	// the unified events need a sessionId before the client has read the
+	// thread's, and a placeholder is all there is then.
 	PropIDs = "ids-from-input"
 	// PropLossless: the adapter neither invents nor loses what the
 	// conformance lossless checks see (text, tool calls, file changes,

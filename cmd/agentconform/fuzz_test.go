@@ -54,10 +54,25 @@ func TestFuzzRandomEngine(t *testing.T) {
 		{"--engine", "warp"},
 		{"--agents", "copilot"},
 		{"stray"},
+		{"--profile", "acp"},
+		{"--profile", "mcp", "--adapter", "x"},
+		{"--profile", "acp", "--adapter", "x", "--agents", "codex-app-server"},
 	} {
 		stderr.Reset()
 		if code := runFuzz(context.Background(), args, nil, &bytes.Buffer{}, &stderr); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (stderr %s)", args, code, exitUsage, stderr.String())
+		}
+	}
+}
+
+// TestFuzzRandomEngineJSONRPC runs the built-in engine briefly on the
+// JSON-RPC parser targets.
+func TestFuzzRandomEngineJSONRPC(t *testing.T) {
+	for _, target := range []string{"rpc-message", "acp", "app-server"} {
+		var stdout, stderr bytes.Buffer
+		code := runFuzz(context.Background(), []string{"--engine", "random", "--target", target, "--time", "1s", "--jobs", "1", "--seed", "1", "--crashers", t.TempDir()}, nil, &stdout, &stderr)
+		if code != exitOK || !strings.Contains(stdout.String(), "executions in") {
+			t.Errorf("%s: exit %d\nstdout %s\nstderr %s", target, code, stdout.String(), stderr.String())
 		}
 	}
 }
