@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/fuzz"
 )
@@ -188,6 +189,9 @@ func runFuzz(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		env[fuzz.EnvFakeExe] = fakeExe
 	}
 	if *adapter != "" {
+		// go test runs in the targets' package directory: the command's
+		// relative paths are the caller's, made absolute here.
+		*adapter = conformance.ResolveCommand(*adapter, "")
 		env[fuzz.EnvAdapter] = *adapter
 	}
 	if *profile != "" {
