@@ -304,17 +304,18 @@ func findingStrings(fs []finding.Finding) []string {
 	return out
 }
 
-// CheckAppServer judges package appserver on arbitrary bytes: an input
-// that opens with a transcript header goes through validate (which judges
-// an app-server transcript along every path of its branches); any other
-// input is a log of the session, one message per line with its side in
-// front ('>' the client wrote it, '<' the server did; a line "." is the
-// client closing stdin, "x" the server exiting), fed to
-// appserver.Checker with the compiled schemas of the newest Codex. Neither
-// may panic or hang; every finding is located.
+// CheckAppServer judges package appserver on arbitrary bytes: a log
+// with each message's side in front ('>' the client wrote it, '<' the
+// server did; a line "." is the client closing stdin, "x" the server
+// exiting) is fed to appserver.Checker straight, with the compiled
+// schemas of the newest Codex; anything else goes through validate, which
+// judges app-server transcripts along every path of their branches, and
+// app-server logs (wire records, bare messages of both directions or of
+// the server's alone). Neither may panic or hang; every finding is
+// located.
 func CheckAppServer(data []byte) *Failure {
-	if bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n\ufeff"), []byte(`{"transcript"`)) {
-		return checkRPCValidate(data, "app-server transcript")
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || !strings.ContainsRune("<>.x", rune(t[0])) {
+		return checkRPCValidate(data, "app-server")
 	}
 	defer watchWhat(time.Now(), rpcDeadline, fmt.Sprintf("appserver.Checker on %d bytes", len(data)))()
 	s, err := appserver.LoadSchema("")
@@ -372,8 +373,8 @@ func rpcSeeds(target string) [][]byte {
 			if err != nil {
 				continue
 			}
-			wire, bare := acpLogs(t)
-			out = append(out, wire, bare)
+			wire, bare, agent := acpLogs(t)
+			out = append(out, wire, bare, agent)
 		}
 		for _, src := range acpShapes {
 			out = append(out, []byte(src))
@@ -389,7 +390,8 @@ func rpcSeeds(target string) [][]byte {
 			if err != nil {
 				continue
 			}
-			out = append(out, appServerLog(t))
+			tagged, wire, bare, server := appServerLogs(t)
+			out = append(out, tagged, wire, bare, server)
 		}
 		for _, src := range appServerShapes {
 			out = append(out, []byte(src))
@@ -450,58 +452,76 @@ var appServerShapes = []string{
 	">{\"id\":1,\"method\":\"turn/start\",\"params\":{}}\n<{\"id\":1,\"result\":{}}\n<{\"id\":1,\"result\":{}}\n<{\"id\":7,\"method\":\"item/fileChange/requestApproval\",\"params\":{}}\n.\nx\n<{\"method\":\"turn/completed\",\"params\":{\"turn\":{\"id\":\"9\",\"status\":\"completed\"}}}\n",
 }
 
-// acpLogs renders the main path of an ACP transcript as the editor's
-// wire log and as a bare log of its JSON-RPC lines.
-func acpLogs(t *transcript.Transcript) (wire, bare []byte) {
-	paths, err := acp.Paths(t)
-	if err != nil || len(paths) == 0 {
-		return nil, nil
+// wireRecord is one line of a wire log: {"dir","t_ms","line"} (in: the
+// client wrote it).
+func wireRecord(w *bytes.Buffer, in bool, tms int64, line string) {
+	dir := "out"
+	if in {
+		dir = "in"
 	}
-	var w, b bytes.Buffer
-	for _, entries := range paths[0].Processes {
-		for _, e := range entries {
-			dir := "out"
-			if e.From == acp.Client {
-				dir = "in"
-			}
-			rec, _ := json.Marshal(map[string]any{"dir": dir, "t_ms": max(e.TMS, 0), "line": string(e.Raw)})
-			w.Write(rec)
-			w.WriteByte('\n')
-			b.Write(e.Raw)
-			b.WriteByte('\n')
-		}
-	}
-	return w.Bytes(), b.Bytes()
+	rec, _ := json.Marshal(map[string]any{"dir": dir, "t_ms": max(tms, 0), "line": line})
+	w.Write(rec)
+	w.WriteByte('\n')
 }
 
-// appServerLog renders the main path of an app-server transcript as the
-// side-tagged log CheckAppServer reads.
-func appServerLog(t *transcript.Transcript) []byte {
-	var b bytes.Buffer
+// acpLogs renders the main path of an ACP transcript as the editor's
+// wire log, as a bare log of its JSON-RPC lines, and as the agent's
+// stdout alone.
+func acpLogs(t *transcript.Transcript) (wire, bare, agent []byte) {
+	paths, err := acp.Paths(t)
+	if err != nil || len(paths) == 0 {
+		return nil, nil, nil
+	}
+	var w, b, a bytes.Buffer
+	for _, entries := range paths[0].Processes {
+		for _, e := range entries {
+			wireRecord(&w, e.From == acp.Client, e.TMS, string(e.Raw))
+			b.Write(e.Raw)
+			b.WriteByte('\n')
+			if e.From == acp.Agent {
+				a.Write(e.Raw)
+				a.WriteByte('\n')
+			}
+		}
+	}
+	return w.Bytes(), b.Bytes(), a.Bytes()
+}
+
+// appServerLogs renders the main path of an app-server transcript as the
+// side-tagged log CheckAppServer feeds the checker, as a wire log, as a
+// bare log of both directions and as the server's stdout alone.
+func appServerLogs(t *transcript.Transcript) (tagged, wire, bare, server []byte) {
+	var tg, w, b, sv bytes.Buffer
 	for _, part := range t.Processes() {
 		for _, ev := range appserver.Events(part) {
 			switch ev.Kind {
 			case appserver.EvStdinClosed:
-				b.WriteString(".\n")
+				tg.WriteString(".\n")
 			case appserver.EvExit:
-				b.WriteString("x\n")
+				tg.WriteString("x\n")
 			default:
 				text := ev.Text
 				if ev.Msg != nil {
 					mb, _ := json.Marshal(ev.Msg.Obj)
 					text = string(mb)
 				}
-				if ev.Dir == appserver.FromClient {
-					b.WriteByte('>')
+				client := ev.Dir == appserver.FromClient
+				if client {
+					tg.WriteByte('>')
 				} else {
-					b.WriteByte('<')
+					tg.WriteByte('<')
+					sv.WriteString(text)
+					sv.WriteByte('\n')
 				}
+				tg.WriteString(text)
+				tg.WriteByte('\n')
+				wireRecord(&w, client, 0, text)
 				b.WriteString(text)
 				b.WriteByte('\n')
 			}
 		}
 	}
-	return b.Bytes()
+	return tg.Bytes(), w.Bytes(), b.Bytes(), sv.Bytes()
 }
 
 // templateRE matches the {{name}} and {{json:name}} templates of a

@@ -1,8 +1,10 @@
-package acp
+package acpschema
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/agentconform/agentconform/acp"
 )
 
 // TestSchemaProblemDeterministic: a result that breaks the schema in two
@@ -22,17 +24,17 @@ func TestSchemaProblemDeterministic(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s","modes":{"availableModeX":[],"currentModeId":"default"},` +
 			`"models":{"availableModels":[{"modelId":"auto","name":"Auto"},{"modelIX":"x","name":"x"}],"currentModelId":"auto"}}}`,
 	}
-	var first []SchemaProblem
+	var first []acp.SchemaProblem
 	for run := 0; run < 100; run++ {
-		entries := make([]Entry, len(lines))
+		entries := make([]acp.Entry, len(lines))
 		for i, l := range lines {
-			from := Client
+			from := acp.Client
 			if i%2 == 1 {
-				from = Agent
+				from = acp.Agent
 			}
-			entries[i] = NewEntry(from, []byte(l))
+			entries[i] = acp.NewEntry(from, []byte(l))
 		}
-		got := sv.Check(NewTrace(entries))
+		got := sv.Check(acp.NewTrace(entries))
 		if len(got) == 0 {
 			t.Fatal("no schema problem found")
 		}
