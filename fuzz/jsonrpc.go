@@ -79,8 +79,9 @@ func opsFor(agent string) []opSpec {
 	return vocabulary
 }
 
-// applyEdits makes the JSON-RPC aware edits of in to a copy of t, in
-// order; t is returned unchanged when in has none.
+// applyEdits makes the JSON-RPC aware edits among muts to a copy of t,
+// in order (their own random choices from seed); t is returned unchanged
+// when there are none.
 func applyEdits(t *transcript.Transcript, muts []Mutation, seed int64) *transcript.Transcript {
 	has := false
 	for _, m := range muts {
