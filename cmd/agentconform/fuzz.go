@@ -47,8 +47,10 @@ twice, moved or renamed, an answer written twice or never, unknown methods
 and fields, lines cut, a server that dies or stalls), and judged besides
 on one outcome per turn and every server request answered. An Agent Client
 Protocol agent is fuzzed with --profile acp: agentconform plays the editor,
-as run --profile acp does, and the acp checks judge the exchange. In a checkout of agentconform with the Go toolchain on
-PATH, this wraps go test -fuzz (coverage-guided; failing inputs land in
+as run --profile acp does, and the acp checks judge the exchange.
+
+In a checkout of agentconform with the Go toolchain on PATH, this wraps
+go test -fuzz (coverage-guided; failing inputs land in
 fuzz/targets/testdata/fuzz and replay in every later go test); anywhere
 else, or with --engine random, a random mutator runs the same targets and
 properties without coverage guidance.
