@@ -65,7 +65,7 @@ def cli_lines(stream):
     """The CLI's stdout lines, decoded as a whole (or, with the bug, by read)."""
     if "decode-per-read" not in BUGS:
         for raw in stream:
-            yield raw.decode("utf-8")
+            yield raw.decode("utf-8", errors="replace")
         return
     fd = stream.fileno()
     pending = ""
