@@ -43,14 +43,8 @@ var acpClientGeneric = appServerGeneric
 // checks of ACP clients judge only the cases of AgentGeminiACP, and of the
 // other checks only acpClientGeneric judge them.
 func acpClientSkip(chk *Check, c *Case) string {
-	mine := strings.Contains(chk.ID, "/acp-client-")
-	switch {
-	case c.Agent == AgentGeminiACP && !mine && !slices.Contains(acpClientGeneric, chk.ID):
-		return "judges the CLIs' JSON streams or an ACP agent, not a client of gemini --acp"
-	case c.Agent != AgentGeminiACP && mine:
-		return "applies to clients of gemini --acp only"
-	}
-	return ""
+	return surfaceSkip(chk, c, AgentGeminiACP, "/acp-client-", acpClientGeneric,
+		"judges the CLIs' JSON streams or an ACP agent, not a client of gemini --acp", "applies to clients of gemini --acp only")
 }
 
 // acpClientCases are the cases of clients of gemini --acp, when agents

@@ -40,12 +40,21 @@ func appServerSkip(chk *Check, c *Case) string {
 	if why := acpClientSkip(chk, c); why != "" {
 		return why
 	}
-	mine := strings.Contains(chk.ID, "/app-server-")
+	return surfaceSkip(chk, c, AgentAppServer, "/app-server-", appServerGeneric,
+		"judges the JSONL streams of the CLIs, not codex app-server", "applies to codex app-server clients only")
+}
+
+// surfaceSkip says why chk does not judge c for the clients of one
+// JSON-RPC surface, the cases of agent: the checks whose ID holds mark
+// judge only those cases, and of the others only generic judge them
+// (notMine and onlyMine are the reasons).
+func surfaceSkip(chk *Check, c *Case, agent, mark string, generic []string, notMine, onlyMine string) string {
+	mine := strings.Contains(chk.ID, mark)
 	switch {
-	case c.Agent == AgentAppServer && !mine && !slices.Contains(appServerGeneric, chk.ID):
-		return "judges the JSONL streams of the CLIs, not codex app-server"
-	case c.Agent != AgentAppServer && mine:
-		return "applies to codex app-server clients only"
+	case c.Agent == agent && !mine && !slices.Contains(generic, chk.ID):
+		return notMine
+	case c.Agent != agent && mine:
+		return onlyMine
 	}
 	return ""
 }
@@ -59,7 +68,7 @@ var (
 	CheckAppServerFailure = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/app-server-reports-failure", "MUST",
 		"When the app-server dies, stalls or never answers, the client reports the turn failed, not successful.",
 		srcAppServer("lifecycle")),
-		Applies: appServerCase(func(c *Case) bool { return c.Expect.TurnFails }), Judge: judgeAppServerFailure})
+		Applies: appServerCase(func(c *Case) bool { return c.Expect.TurnFails }), Judge: judgeReportedFailure})
 	CheckAppServerInterrupt = register(&Check{Family: FamilyInterrupt, Rule: rule("interrupt/app-server-turn-interrupt", "MUST",
 		"An interrupt is sent to the server as turn/interrupt for the running turn (not a signal, not a kill), and the turn ends when the server's turn/completed (status interrupted) comes.",
 		srcAppServer("interrupt")),
@@ -405,7 +414,10 @@ func judgeAppServerTurns(o *Observation) Outcome {
 	return pass()
 }
 
-func judgeAppServerFailure(o *Observation) Outcome {
+// judgeReportedFailure passes when some turn_end (or the end record) says
+// ok:false: the clients of codex app-server and of gemini --acp must
+// report a server or agent that died, stalled or never answered.
+func judgeReportedFailure(o *Observation) Outcome {
 	ends := o.TurnEnds()
 	if len(ends) == 0 {
 		return failf("turn_end ok:false", "no turn_end at all")

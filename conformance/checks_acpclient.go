@@ -31,7 +31,7 @@ var (
 	CheckACPClientFailure = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/acp-client-reports-failure", "MUST",
 		"When the agent fails the turn (a JSON-RPC error), dies, stalls or never answers session/prompt, the client reports the turn failed, not an empty success.",
 		srcACPClient("client-failure", "errors")),
-		Applies: acpClientCase(func(c *Case) bool { return c.Expect.TurnFails }), Judge: judgeACPClientFailure})
+		Applies: acpClientCase(func(c *Case) bool { return c.Expect.TurnFails }), Judge: judgeReportedFailure})
 	CheckACPClientCancel = register(&Check{Family: FamilyInterrupt, Rule: rule("interrupt/acp-client-cancel", "MUST",
 		"An interrupt is sent to the agent as session/cancel for the running prompt's session (not a signal, not a kill), and the turn ends with the agent's answer to that prompt.",
 		srcACPClient("client-cancel", "cancellation")),
@@ -133,22 +133,6 @@ func acpAnswer(p *acp.Prompt) string {
 		return "a result without a stopReason"
 	}
 	return "stopReason " + p.StopReason
-}
-
-func judgeACPClientFailure(o *Observation) Outcome {
-	ends := o.TurnEnds()
-	if len(ends) == 0 {
-		return failf("turn_end ok:false", "no turn_end at all")
-	}
-	for _, r := range ends {
-		if !r.OK {
-			return pass()
-		}
-	}
-	if end, ok := o.End(); ok && !end.OK {
-		return pass()
-	}
-	return failf("turn_end ok:false (or end ok:false)", "ok:true everywhere: the agent's failure was reported as success")
 }
 
 func judgeACPClientCancel(o *Observation) Outcome {

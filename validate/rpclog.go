@@ -306,17 +306,7 @@ func streamAppServerLog(ctx context.Context, r io.Reader, name string, opts Opti
 	if version == "" {
 		version = res.CLIVersion
 	}
-	var s *appserver.Schema
-	if opts.Schemas != nil {
-		s, err = appserver.LoadSchemaFS(opts.Schemas.FS(), version)
-	} else {
-		s, err = appserver.LoadSchema(version)
-	}
-	if err != nil {
-		p.emit(finding.Finding{Rule: RuleNoSchema, File: name, Line: 1, Message: err.Error()})
-	} else {
-		res.SchemaFile, res.SchemaVersion = s.File, s.Version
-	}
+	s := appServerSchema(opts, version, name, res, p)
 	clientMethod := func(m string) bool { return s != nil && s.ClientMethod(m) }
 	serverOnly := oneSided(lines, clientMethod)
 	c := &appserver.Checker{Schema: s, File: name, Report: p.emit, ServerOnly: serverOnly}
