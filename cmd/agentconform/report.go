@@ -607,6 +607,9 @@ func runReference(ctx context.Context, jobs int, pins map[string]string, match [
 	}
 	r := strings.NewReplacer(repl...)
 	reports.Scrub(doc, r.Replace)
+	// What the fakes say of the home directory (Gemini's chats directory
+	// in an unknown-session error) too.
+	reports.Scrub(doc, machinePaths())
 	return doc, nil
 }
 
