@@ -19,7 +19,9 @@ import (
 )
 
 // libTemp matches a temporary path a library under test made.
-var libTemp = regexp.MustCompile(`/tmp/([A-Za-z0-9._-]+)`)
+// Only where a path begins: a fixture's /home/user/tmp/... is no path of
+// this machine.
+var libTemp = regexp.MustCompile(`(^|[^A-Za-z0-9_./~$-])/tmp/([A-Za-z0-9._-]+)`)
 
 // examplesDir is where the SDKs' results are published, next to the
 // reference adapters' (agentconform report publish reads sdk-*.json there).
@@ -111,7 +113,7 @@ func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
 	reports.Scrub(doc, func(s string) string {
 		// Temporary files a library makes for itself (a last-message
 		// file, a socket) have random names of this machine's /tmp.
-		return libTemp.ReplaceAllString(r.Replace(s), "$$TMP/$1")
+		return libTemp.ReplaceAllString(r.Replace(s), "${1}$$TMP/${2}")
 	})
 	return res
 }
