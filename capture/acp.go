@@ -271,18 +271,7 @@ func (d *driver) runACP(ctx context.Context, bin *Binary, sb *Sandbox, red *reda
 	for i, a := range argv {
 		proc.Argv[i] = red.String(a)
 	}
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	grace := o.ExitGrace
-	if grace <= 0 {
-		grace = DefaultExitGrace
-	}
-	delay := o.InterruptDelay
-	if delay <= 0 {
-		delay = DefaultInterruptDelay
-	}
+	timeout, grace, delay := o.timeout(), o.exitGrace(), o.interruptDelay()
 	feed := newLineFeed()
 	pr, pw := io.Pipe()
 	d.stdin = pw

@@ -309,18 +309,7 @@ func (d *asDriver) closeStdin() {
 func (d *asDriver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.Redactor, o Options) (*recorder.Result, Process, error) {
 	argv := []string{bin.CLI, "app-server"}
 	proc := Process{Argv: argv}
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	grace := o.ExitGrace
-	if grace <= 0 {
-		grace = DefaultExitGrace
-	}
-	delay := o.InterruptDelay
-	if delay <= 0 {
-		delay = DefaultInterruptDelay
-	}
+	timeout, grace, delay := o.timeout(), o.exitGrace(), o.interruptDelay()
 	feed := newLineFeed()
 	pr, pw := io.Pipe()
 	d.stdin = pw

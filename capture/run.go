@@ -61,6 +61,21 @@ type Options struct {
 	Redact []redact.Rule
 }
 
+// timeout, exitGrace and interruptDelay are the options' times, their
+// defaults where unset.
+func (o Options) timeout() time.Duration   { return orDefault(o.Timeout, DefaultTimeout) }
+func (o Options) exitGrace() time.Duration { return orDefault(o.ExitGrace, DefaultExitGrace) }
+func (o Options) interruptDelay() time.Duration {
+	return orDefault(o.InterruptDelay, DefaultInterruptDelay)
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
 func (o Options) logf(format string, args ...any) {
 	if o.Log != nil {
 		o.Log(format, args...)
@@ -182,11 +197,7 @@ func Capture(ctx context.Context, bin *Binary, sc Scenario, o Options) (*Result,
 		if err != nil {
 			return nil, err
 		}
-		delay := o.InterruptDelay
-		if delay <= 0 {
-			delay = DefaultInterruptDelay
-		}
-		run = mergeCancelled(main, cut, delay)
+		run = mergeCancelled(main, cut, o.interruptDelay())
 	} else if run, err = captureOnce(ctx, bin, sc.Name, p, p.procs, o); err != nil {
 		return nil, err
 	}
@@ -554,10 +565,7 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 	for i, a := range argv {
 		proc.Argv[i] = red.String(a)
 	}
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	timeout := o.timeout()
 	feed := newLineFeed()
 	d.signals = make(chan os.Signal, 4)
 	cfg := recorder.Config{
@@ -610,16 +618,10 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		interrupted bool
 		turn        int
 	)
-	grace := o.ExitGrace
-	if grace <= 0 {
-		grace = DefaultExitGrace
-	}
-	delay := o.InterruptDelay
+	grace := o.exitGrace()
+	delay := o.interruptDelay()
 	if d.p.interruptDelay > 0 {
 		delay = d.p.interruptDelay
-	}
-	if delay <= 0 {
-		delay = DefaultInterruptDelay
 	}
 	lines := feed.C()
 	if d.p.interrupt != interruptNone && d.p.interruptFrom == "start" {
