@@ -66,7 +66,7 @@ func benchConfigs(b *testing.B) []Config {
 	for _, p := range []string{"unified", "shim"} {
 		// As ShellAdapter starts it (without resolving "unified", a
 		// directory here, against the working directory).
-		script := "exec " + shellQuote(adapter) + " --profile " + p + " --stall-timeout " + DefaultStallAfter.String()
+		script := "exec " + shellQuote(adapter) + " " + strings.Join(ReferenceArgs(p, ReferenceStallAfter), " ")
 		a := Adapter{Name: "reference/" + p, Command: func(ctx context.Context) *exec.Cmd {
 			return exec.CommandContext(ctx, "/bin/sh", "-c", script)
 		}}

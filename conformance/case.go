@@ -48,6 +48,9 @@ type Case struct {
 	// once the CLI has been silent for the watchdog time and watchdogGrace
 	// more (lifecycle/watchdog).
 	Watchdog bool
+	// LongTurn marks a long-turn case, whose pause per line the runner
+	// sets for the adapter's watchdog time (longTurnCase).
+	LongTurn bool
 	// Expect says how the CLI behaves in this case, so checks know what a
 	// correct adapter reports.
 	Expect Expect

@@ -29,11 +29,32 @@ const (
 // (after its echo of the prompt and an empty tool output).
 var firstAnswer = map[string]int{"claude": 1, "codex": 1, "gemini": 3}
 
-// lineGap is, per agent, the pause before every line of a long-turn
-// case: a few seconds in all. Claude's is shorter, since with partial
-// messages (which adapters ask for) its turn comes in four times as many
-// lines.
-var lineGap = map[string]int{"claude": 120, "codex": 300, "gemini": 300}
+// longTurnLines is, per agent, how many stdout lines the CLI writes in
+// the turn of a long-turn case (its multi-tool fixture; Claude's with the
+// partial messages adapters ask for): TestLongTurnLines counts them.
+var longTurnLines = map[string]int{"claude": 57, "codex": 17, "gemini": 14}
+
+// longTurnFaults is the fault of a long-turn case of agent for an adapter
+// whose watchdog time is stallAfter: a pause before every line, so that
+// the turn lasts a quarter longer than the watchdog time while no pause
+// comes near it. A watchdog that times the turn instead of the silence
+// cuts it; one that times the silence does not.
+func longTurnFaults(agent string, stallAfter time.Duration) string {
+	gap := stallAfter * 5 / 4 / time.Duration(longTurnLines[agent])
+	return fmt.Sprintf("latency:ms=%d", gap.Milliseconds()+1)
+}
+
+// longTurnCase is c with its pause per line set for the watchdog time the
+// runner waits for (stallAfter: the adapter's declared one, else the
+// run's), when c is a long-turn case.
+func longTurnCase(cfg *Config, c *Case, h *Hello) *Case {
+	if !c.LongTurn {
+		return c
+	}
+	lc := *c
+	lc.Faults = longTurnFaults(c.Agent, stallAfter(cfg, h))
+	return &lc
+}
 
 // slowStart is how long the CLI of a slow-start case stays silent: a
 // start within reason (Claude Code loading MCP servers and plugins takes
@@ -121,9 +142,9 @@ func startupCases(agent string, byName map[string]*transcript.Transcript) []*Cas
 			Permission: "allow", Prompts: Prompts(byName[long]), Interrupt: &InterruptPlan{Early: true},
 			Expect:      Expect{Cancelled: true},
 			Description: "the caller interrupts while the CLI is still starting (before Claude's system/init, before Codex or Gemini write a line): the turn must end cancelled, the interrupt passed on (Claude cancels a turn whose user message came before the interrupt) or the CLI stopped"},
-		{ID: multi + "/long-turn", Agent: agent, Fixture: multi, Faults: fmt.Sprintf("latency:ms=%d", lineGap[agent]),
-			Permission: "allow", Prompts: Prompts(byName[multi]),
-			Description: fmt.Sprintf("a long turn that keeps making progress (a line every %d ms, seconds in all): an adapter must not cut a turn for its length alone", lineGap[agent])},
+		{ID: multi + "/long-turn", Agent: agent, Fixture: multi, Faults: longTurnFaults(agent, DefaultStallAfter),
+			Permission: "allow", Prompts: Prompts(byName[multi]), LongTurn: true,
+			Description: "a long turn that keeps making progress: a line at a steady pace, the turn a quarter longer than the adapter's watchdog time (the faults shown are for the default 5 s; the runner sets them for the adapter's), no pause near it: an adapter must not cut a turn for its length alone"},
 	}
 }
 

@@ -180,3 +180,23 @@ func stoppedEvidence(o *Observation, log []fakecli.Observation) string {
 	}
 	return ""
 }
+
+// ReferenceStallAfter is the watchdog time the reference adapters run with
+// in `agentconform run` unless --stall-after sets one: MinStallAfter and
+// half a second for a loaded machine. The watchdog cases last as long as
+// it, and the long-turn cases a quarter longer (longTurnFaults), so a
+// short one keeps the run short.
+const ReferenceStallAfter = MinStallAfter + 500*time.Millisecond
+
+// ReferenceStopGrace is how long the reference adapters in `agentconform
+// run` give a CLI to exit after its stdin closes, and again after SIGTERM:
+// the fakes exit at once when they can, and a CLI that hangs at its start
+// (a case of its own) would otherwise hold its case for the adapter's
+// default 5 s.
+const ReferenceStopGrace = 2 * time.Second
+
+// ReferenceArgs are the flags the reference adapter runs with for profile
+// (unified or shim) in `agentconform run`, with a watchdog of stallAfter.
+func ReferenceArgs(profile string, stallAfter time.Duration) []string {
+	return []string{"--profile", profile, "--stall-timeout", stallAfter.String(), "--stop-grace", ReferenceStopGrace.String()}
+}

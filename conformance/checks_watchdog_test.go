@@ -1,10 +1,15 @@
 package conformance
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentconform/agentconform/conformance/internal/broken"
 	"github.com/agentconform/agentconform/fakecli"
 )
 
@@ -97,5 +102,41 @@ func TestWatchdogTimes(t *testing.T) {
 	}
 	if watchdogConfig(cfg, &Case{}, h) != cfg {
 		t.Error("watchdogConfig changed another case's configuration")
+	}
+}
+
+// TestLongTurnLines replays the turn of each long-turn case, without its
+// pauses, through the reference adapter and counts the lines the fake
+// writes: longTurnLines must hold them, or the turn is not the quarter
+// longer than the watchdog time that makes the case catch a watchdog that
+// times the turn.
+func TestLongTurnLines(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Adapter: testAdapter(t, broken.ReferenceUnified), FakeExe: exe, WorkDir: t.TempDir()}
+	for _, agent := range []string{"claude", "codex", "gemini"} {
+		c := *pickCases(t, agent+"/multi-tool/long-turn")[0]
+		if !c.LongTurn || c.Faults != longTurnFaults(agent, DefaultStallAfter) {
+			t.Errorf("%s: LongTurn %v, faults %q", c.ID, c.LongTurn, c.Faults)
+		}
+		c.Faults = ""
+		o, err := Exec(context.Background(), cfg, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := 0
+		for _, w := range o.Wire {
+			lines += bytes.Count(w.Bytes, []byte("\n"))
+		}
+		if lines != longTurnLines[agent] {
+			t.Errorf("%s: the fake wrote %d lines; longTurnLines says %d", c.ID, lines, longTurnLines[agent])
+		}
+		lc := longTurnCase(&Config{}, &c, &Hello{WatchdogMS: 3500})
+		gap, _ := strconv.Atoi(strings.TrimPrefix(lc.Faults, "latency:ms="))
+		if total := time.Duration(gap*lines) * time.Millisecond; total < 3500*time.Millisecond*5/4 || gap*4 > 3500 {
+			t.Errorf("%s at a 3.5 s watchdog: %s, %d lines, %v in all", c.ID, lc.Faults, lines, total)
+		}
 	}
 }

@@ -348,6 +348,7 @@ func probe(ctx context.Context, cfg *Config) (*Hello, error) {
 
 // runOne runs and judges one case.
 func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResult, error) {
+	c = longTurnCase(cfg, c, hello)
 	cr := &CaseResult{ID: c.ID, Adapter: cfg.Adapter.Name, Agent: c.Agent, Fixture: c.Fixture, CLIVersion: c.CLIVersion, Faults: c.Faults, Description: c.Description,
 		Reproduce: reproduce(cfg, c)}
 	if hello != nil && !hello.drives(c.Agent) {
@@ -521,7 +522,7 @@ func reproduce(cfg *Config, c *Case) string {
 		cmd += " --cli-version " + shellQuote(c.Agent+"="+v)
 	}
 	cmd += " --case " + shellQuote(c.ID) + " --seed " + strconv.FormatInt(cfg.Seed, 10) + " --keep"
-	if c.Watchdog && cfg.StallAfter > 0 && cfg.StallAfter != DefaultStallAfter {
+	if (c.Watchdog || c.LongTurn) && cfg.StallAfter > 0 && cfg.StallAfter != DefaultStallAfter {
 		cmd += " --stall-after " + cfg.StallAfter.String()
 	}
 	if cfg.Adapter.SignalInterrupt {

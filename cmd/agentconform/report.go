@@ -593,7 +593,7 @@ func runReference(ctx context.Context, jobs int, pins map[string]string, match [
 	}
 	defer os.RemoveAll(work)
 	doc := reports.NewDocument()
-	for _, a := range referenceAdapters(self, conformance.DefaultStallAfter) {
+	for _, a := range referenceAdapters(self, conformance.ReferenceStallAfter) {
 		res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: fakecli.Executable(self), Jobs: jobs, Seed: 1, Timeout: 20 * time.Second,
 			WorkDir: filepath.Join(work, strings.ReplaceAll(a.Name, "/", "-")), CLIVersions: pins, Match: match})
 		if err != nil {

@@ -117,7 +117,11 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	case *adapter != "":
 		adapters = append(adapters, conformance.ShellAdapter(*adapter))
 	default:
-		adapters = referenceAdapters(self, *stallAfter)
+		watchdog := conformance.ReferenceStallAfter
+		if fl.Changed("stall-after") {
+			watchdog = *stallAfter
+		}
+		adapters = referenceAdapters(self, watchdog)
 	}
 	switch *interrupt {
 	case "command":
@@ -332,7 +336,8 @@ func (r *adapterRun) show(f func(*conformance.CaseResult)) {
 // agentconform-adapter when it sits next to this executable (it starts in
 // a tenth of the time, on every case), else this executable's. They are
 // started directly, not through a shell (one process fewer per case), with a
-// watchdog of stallAfter (run --stall-after).
+// watchdog of stallAfter (conformance.ReferenceStallAfter, or run
+// --stall-after) and conformance.ReferenceArgs.
 func referenceAdapters(self string, stallAfter time.Duration) []conformance.Adapter {
 	prog, args := self, []string{"adapter"}
 	lean := filepath.Join(filepath.Dir(self), "agentconform-adapter")
@@ -341,7 +346,7 @@ func referenceAdapters(self string, stallAfter time.Duration) []conformance.Adap
 	}
 	var adapters []conformance.Adapter
 	for _, p := range []string{"unified", "shim"} {
-		argv := append(append([]string(nil), args...), "--profile", p, "--stall-timeout", stallAfter.String())
+		argv := append(append([]string(nil), args...), conformance.ReferenceArgs(p, stallAfter)...)
 		adapters = append(adapters, conformance.Adapter{Name: "reference/" + p, Command: func(ctx context.Context) *exec.Cmd {
 			return exec.CommandContext(ctx, prog, argv...)
 		}})

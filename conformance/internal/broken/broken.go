@@ -96,8 +96,10 @@ const (
 	// has handed on any event (a client whose interrupt needs a query the
 	// CLI has not yet acknowledged).
 	DropEarlyInterrupt Bug = "drop-early-interrupt"
-	// TurnCap cuts every turn after 1.5 s, however busy the CLI (a
-	// client with a hard cap on a turn's length).
+	// TurnCap's watchdog times the turn, not the silence: it declares a
+	// watchdog of turnCap (watchdog_ms, as the reference adapters run in
+	// agentconform run) and cuts every turn that lasts as long, however
+	// busy the CLI (a client with a hard cap on a turn's length).
 	TurnCap Bug = "turn-cap"
 )
 

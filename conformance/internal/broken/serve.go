@@ -21,6 +21,11 @@ import (
 // battery runs at once in these tests, on loaded machines.
 const referenceStallTimeout = 10 * time.Second
 
+// turnCap is TurnCap's watchdog time and its cap on a turn:
+// conformance.ReferenceStallAfter, the reference adapters' watchdog in
+// agentconform run.
+const turnCap = 3500 * time.Millisecond
+
 // serve runs reference.Serve as `agentconform adapter` does (SIGINT
 // interrupts, SIGTERM ends), with bug put in what it reads and writes.
 func serve(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -52,9 +57,9 @@ func serve(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
 	}()
 
 	out := &filter{bug: bug, out: &lines{w: stdout}, state: map[string]string{}}
-	var turnTimeout time.Duration
+	var turnTimeout, stallTimeout time.Duration
 	if bug == TurnCap {
-		turnTimeout = 1500 * time.Millisecond
+		turnTimeout, stallTimeout = turnCap, turnCap
 	}
 	pr, pw := io.Pipe()
 	go func() {
@@ -80,7 +85,7 @@ func serve(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
 	}()
 	opts := reference.ServeOptions{
 		Profile: profile, Name: "agentconform-test-" + string(bug), Version: "test",
-		Interrupts: interrupts, Stderr: stderr, TurnTimeout: turnTimeout,
+		Interrupts: interrupts, Stderr: stderr, TurnTimeout: turnTimeout, StallTimeout: stallTimeout,
 	}
 	if bug == ReferenceUnified || bug == ReferenceShim {
 		// The reference adapter as the default run starts it: with a
