@@ -188,15 +188,15 @@ func stoppedEvidence(o *Observation, log []fakecli.Observation) string {
 // short one keeps the run short.
 const ReferenceStallAfter = MinStallAfter + 500*time.Millisecond
 
-// ReferenceStopGrace is how long the reference adapters in `agentconform
-// run` give a CLI to exit after its stdin closes, and again after SIGTERM:
-// the fakes exit at once when they can, and a CLI that hangs at its start
-// (a case of its own) would otherwise hold its case for the adapter's
-// default 5 s.
-const ReferenceStopGrace = 2 * time.Second
+// ReferenceGrace is how long the reference adapters in `agentconform run`
+// give a CLI to end an interrupted turn (and a turn its caller closes),
+// to exit after its stdin closes, and again after SIGTERM: the fakes do
+// at once what they do at all, and a CLI that hangs at its start (a case
+// of its own) would otherwise hold its case for the adapter's default 5 s.
+const ReferenceGrace = 2 * time.Second
 
 // ReferenceArgs are the flags the reference adapter runs with for profile
 // (unified or shim) in `agentconform run`, with a watchdog of stallAfter.
 func ReferenceArgs(profile string, stallAfter time.Duration) []string {
-	return []string{"--profile", profile, "--stall-timeout", stallAfter.String(), "--stop-grace", ReferenceStopGrace.String()}
+	return []string{"--profile", profile, "--stall-timeout", stallAfter.String(), "--interrupt-grace", ReferenceGrace.String(), "--stop-grace", ReferenceGrace.String()}
 }
