@@ -21,8 +21,10 @@ package fakecli
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 )
@@ -86,11 +88,31 @@ var mainCalled atomic.Bool
 //	func TestMain(m *testing.M) { fakecli.Main(m) }
 func Main(m interface{ Run() int }) {
 	if name, ok := IsFake(os.Args[0]); ok {
-		os.Exit(Run(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+		os.Exit(RunProcess(name))
 	}
 	mainCalled.Store(true)
 	os.Exit(m.Run())
 }
+
+// RunProcess is Run for a whole process started as name: the process's
+// arguments, standard streams and environment, and a Go collector that
+// stays out of the way. A fake holds nearly everything it allocates until
+// it exits (the transcript, the lines it writes), so a collection frees
+// little; during a 64 MiB line it cost more than the line, its stack scans
+// interrupting the copies with thousands of signals. It collects only near
+// fakeMemoryLimit, which a long session may reach.
+func RunProcess(name string) int {
+	debug.SetGCPercent(-1)
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 { // GOMEMLIMIT not set
+		debug.SetMemoryLimit(fakeMemoryLimit)
+	}
+	return Run(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+}
+
+// fakeMemoryLimit is the heap a fake process grows to before it collects:
+// four times the largest line it replays (the 64 MiB ladder line), which
+// it holds about twice while it writes it.
+const fakeMemoryLimit = 256 << 20
 
 // Run acts as the CLI name ("claude", "codex" or "gemini") invoked with
 // args (without argv[0]), and returns the process exit status. env looks

@@ -20,5 +20,5 @@ func main() {
 		fmt.Fprintln(os.Stderr, "agentconform-fake acts as claude, codex or gemini when started under one of those names; put it in place with 'agentconform fake install DIR'")
 		os.Exit(2)
 	}
-	os.Exit(fakecli.Run(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+	os.Exit(fakecli.RunProcess(name))
 }

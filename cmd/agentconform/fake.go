@@ -16,7 +16,7 @@ import (
 // claude, codex or gemini (the links `agentconform fake install` writes).
 func maybeRunFake() {
 	if name, ok := fakecli.IsFake(os.Args[0]); ok {
-		os.Exit(fakecli.Run(name, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+		os.Exit(fakecli.RunProcess(name))
 	}
 }
 
