@@ -353,9 +353,12 @@ func execCase(ctx context.Context, cfg *Config, c *Case) (*Observation, error) {
 	if err := makeCaseDirs(dir); err != nil {
 		return nil, fmt.Errorf("case %s: %w", c.ID, err)
 	}
-	fakes := filepath.Join(dir, "fakes")
-	if err := fakecli.Install(fakes, cfg.FakeExe, false); err != nil {
-		return nil, fmt.Errorf("case %s: installing the fakes: %w", c.ID, err)
+	fakes := cfg.fakes
+	if fakes == "" {
+		fakes = filepath.Join(dir, "fakes")
+		if err := fakecli.Install(fakes, cfg.FakeExe, false); err != nil {
+			return nil, fmt.Errorf("case %s: installing the fakes: %w", c.ID, err)
+		}
 	}
 	return execIn(ctx, cfg, c, dir, fakes)
 }

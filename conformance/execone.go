@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-
-	"github.com/agentconform/agentconform/fakecli"
 )
 
 // Exec runs one case against cfg.Adapter and returns what it produced,
@@ -57,16 +55,7 @@ func NewExecutor(cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	fakes, err := os.MkdirTemp(cfg.WorkDir, "fakes-")
-	if err != nil {
-		cleanup()
-		return nil, fmt.Errorf("the fakes directory: %w", err)
-	}
-	if err := fakecli.Install(fakes, cfg.FakeExe, false); err != nil {
-		cleanup()
-		return nil, fmt.Errorf("installing the fakes: %w", err)
-	}
-	return &Executor{cfg: cfg, fakes: fakes, cleanup: func() { os.RemoveAll(fakes); cleanup() }}, nil
+	return &Executor{cfg: cfg, fakes: cfg.fakes, cleanup: func() { os.RemoveAll(cfg.fakes); cleanup() }}, nil
 }
 
 // Exec runs one case (its Seed, Timeout and the rest as Config gives

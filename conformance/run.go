@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentconform/agentconform/fakecli"
 )
 
 // Config configures a run.
@@ -58,6 +60,11 @@ type Config struct {
 	// in it replay the default fixtures (the newest release). A case whose
 	// scenario was not captured at that version is SKIP, with the reason.
 	CLIVersions map[string]string
+
+	// fakes is the directory of the fake CLIs that prepare installed in
+	// WorkDir for every case of the run ("" before: execCase then
+	// installs them in the case's directory).
+	fakes string
 }
 
 // Results is everything a run found.
@@ -246,9 +253,31 @@ func (cfg *Config) selectCases(hello *Hello) ([]*Case, error) {
 }
 
 // prepare checks cfg and fills Run's defaults: the fake executable (this
-// one), a 20 s case timeout, seed 1, and a work directory (a new temporary
-// one, removed by cleanup unless Keep).
+// one), a 20 s case timeout, seed 1, a work directory (a new temporary
+// one, TempDir's, removed by cleanup unless Keep), and the fakes
+// installed there once for all the cases.
 func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
+	removeDir, err := cfg.prepareDir(tempPrefix)
+	if err != nil {
+		return removeDir, err
+	}
+	fakes, err := os.MkdirTemp(cfg.WorkDir, "fakes-")
+	if err == nil {
+		err = fakecli.Install(fakes, cfg.FakeExe, false)
+	}
+	if err != nil {
+		removeDir()
+		return func() {}, fmt.Errorf("installing the fakes: %w", err)
+	}
+	cfg.fakes = fakes
+	if cfg.Keep {
+		return removeDir, nil
+	}
+	return func() { os.RemoveAll(fakes); removeDir() }, nil
+}
+
+// prepareDir is prepare without the fakes.
+func (cfg *Config) prepareDir(tempPrefix string) (cleanup func(), err error) {
 	cleanup = func() {}
 	if cfg.Adapter.Command == nil {
 		return cleanup, fmt.Errorf("no adapter command")
@@ -275,7 +304,7 @@ func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
 		}
 		return cleanup, nil
 	}
-	dir, err := os.MkdirTemp("", tempPrefix)
+	dir, err := TempDir(tempPrefix)
 	if err != nil {
 		return cleanup, fmt.Errorf("the work directory: %w", err)
 	}

@@ -116,18 +116,12 @@ func NewExternal(command string, opts ExternalOptions) (*External, error) {
 	return &External{Command: command, opts: opts, dir: dir, x: x, cfg: cfg}, nil
 }
 
-// workDir makes the executions' work directory: in $TMPDIR when it is
-// set, else in /dev/shm when that is a directory it can write (a memory
-// file system on Linux: every execution makes and removes a few small
-// files, which cost a millisecond of it on a disk), else in the system's
-// temporary directory.
+// workDir makes the executions' work directory (conformance.TempDir: a
+// memory file system when there is one and $TMPDIR is not set; every
+// execution makes and removes a few small files, which cost a millisecond
+// of it on a disk).
 func workDir() (string, error) {
-	if os.Getenv("TMPDIR") == "" {
-		if dir, err := os.MkdirTemp("/dev/shm", "agentconform-fuzz-"); err == nil {
-			return dir, nil
-		}
-	}
-	return os.MkdirTemp("", "agentconform-fuzz-")
+	return conformance.TempDir("agentconform-fuzz-")
 }
 
 // Close removes the target's work directory.

@@ -3,6 +3,7 @@ package faults
 import (
 	"io"
 	"testing"
+	"time"
 )
 
 // benchLines is a real Claude stream, written line by line as the engine
@@ -60,5 +61,14 @@ func BenchmarkSteps(b *testing.B) {
 				p.Steps(cli, steps)
 			}
 		})
+	}
+}
+
+// BenchmarkSlicerPause is one 300 µs pause of the slicer (delay_us=300):
+// its time per operation says how long the pause really lasts (about
+// 1.1 ms with time.Sleep, whose timers wake on the millisecond).
+func BenchmarkSlicerPause(b *testing.B) {
+	for b.Loop() {
+		preciseSleep(300 * time.Microsecond)
 	}
 }

@@ -37,7 +37,7 @@ type Plan struct {
 	mu      sync.Mutex
 	applied []Applied
 
-	// sleep and now are time.Sleep and time.Now, replaced in tests.
+	// sleep and now are preciseSleep and time.Now, replaced in tests.
 	sleep func(time.Duration)
 	now   func() time.Time
 }
@@ -143,3 +143,8 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// preciseBelow is the longest sleep preciseSleep takes in the kernel
+// instead of the runtime's timers: sub-millisecond pauses (the slicer's
+// delay_us) must last what they say.
+const preciseBelow = 2 * time.Millisecond

@@ -34,7 +34,7 @@ func Parse(spec string, seed int64) (*Plan, error) {
 	if strings.TrimSpace(spec) == "" {
 		return nil, nil
 	}
-	p := &Plan{seed: seed, sleep: time.Sleep, now: time.Now}
+	p := &Plan{seed: seed, sleep: preciseSleep, now: time.Now}
 	for _, item := range splitEscaped(spec, ';') {
 		item = strings.TrimSpace(item)
 		if item == "" {

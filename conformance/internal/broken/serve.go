@@ -24,7 +24,7 @@ const referenceStallTimeout = 10 * time.Second
 // turnCap is TurnCap's watchdog time and its cap on a turn:
 // conformance.ReferenceStallAfter, the reference adapters' watchdog in
 // agentconform run.
-const turnCap = 3500 * time.Millisecond
+const turnCap = 3 * time.Second
 
 // serve runs reference.Serve as `agentconform adapter` does (SIGINT
 // interrupts, SIGTERM ends), with bug put in what it reads and writes.
