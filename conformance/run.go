@@ -175,7 +175,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	var mu sync.Mutex
 	var firstErr error
 	// Enough workers for every slot of the pool, the waiting ones too.
-	for w := 0; w < jobs*(1+waitSlotsPer); w++ {
+	for w := 0; w < pool.slots; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

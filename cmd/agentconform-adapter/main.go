@@ -5,6 +5,14 @@
 // for the built-in default when it sits next to agentconform, and the fuzz
 // benchmarks use it as their external adapter. Build it with
 // CGO_ENABLED=0 for a static binary, which starts faster still.
+//
+// The adapter starts once a case, so it reads no cgroup CPU limit at
+// start and runs no GOMAXPROCS updater (a quarter of an empty Go
+// program's start-up on Linux): an adapter needs no more than the cores
+// the machine has.
+//
+//go:debug containermaxprocs=0
+//go:debug updatemaxprocs=0
 package main
 
 import (

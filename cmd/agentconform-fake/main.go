@@ -5,6 +5,14 @@
 // CLI to. `agentconform fake install` and `agentconform run` use it when it
 // sits next to the agentconform binary (go install ./cmd/... puts both in
 // place), and the agentconform binary itself otherwise.
+//
+// The fakes start hundreds of times in a run, so they read no cgroup CPU limit at
+// start and run no GOMAXPROCS updater (a quarter of an empty Go
+// program's start-up on Linux): a replay needs no more than the cores
+// the machine has.
+//
+//go:debug containermaxprocs=0
+//go:debug updatemaxprocs=0
 package main
 
 import (
