@@ -64,11 +64,10 @@ func benchConfigs(b *testing.B) []Config {
 	adapter, fake := benchBinaries(b)
 	var out []Config
 	for _, p := range []string{"unified", "shim"} {
-		// As ShellAdapter starts it (without resolving "unified", a
-		// directory here, against the working directory).
-		script := "exec " + shellQuote(adapter) + " " + strings.Join(ReferenceArgs(p, ReferenceStallAfter), " ")
+		// As agentconform run starts it: directly, not through a shell.
+		args := ReferenceArgs(p, ReferenceStallAfter)
 		a := Adapter{Name: "reference/" + p, Command: func(ctx context.Context) *exec.Cmd {
-			return exec.CommandContext(ctx, "/bin/sh", "-c", script)
+			return exec.CommandContext(ctx, adapter, args...)
 		}}
 		out = append(out, Config{Adapter: a, FakeExe: fake, WorkDir: b.TempDir()})
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -197,7 +198,6 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 	entries, err := os.ReadDir("/proc")
 	if err == nil {
 		boot, hz := bootTime(), int64(100) // USER_HZ is 100 on Linux (bootTime is read once)
-		needle := []byte(envRunMark + "=" + mark + "\x00")
 		newer := newerPids(pgid)
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
@@ -213,8 +213,8 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 			}
 			in := st.pgrp == pgid && pgid > 0
 			if !in && mark != "" {
-				env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-				in = err == nil && bytes.Contains(append(env, 0), needle)
+				marks, ok := procMarks(pid, st.start)
+				in = ok && slices.Contains(marks, mark)
 			}
 			if !in {
 				continue
@@ -240,6 +240,62 @@ func newerPids(first int) func(pid int) bool {
 		return func(int) bool { return true }
 	}
 	return func(pid int) bool { return pid >= first && pid <= last }
+}
+
+// markCache holds the run marks read from the environments of processes,
+// by pid and start time (a pid handed out again is another key): the
+// cases running at once all settle while one another's processes run, and
+// each read only the environments it had not seen, not all of them (a
+// tenth of the runner's time on short cases went to reading them again).
+var markCache = struct {
+	sync.Mutex
+	m map[procKey][]string
+}{m: map[procKey][]string{}}
+
+// maxMarkCache bounds markCache: past it, it starts afresh.
+const maxMarkCache = 4096
+
+type procKey struct {
+	pid   int
+	start int64
+}
+
+// procMarks returns the values of envRunMark in the environment of pid
+// (started at start, in clock ticks after boot); ok is false when it
+// cannot be read (the process is gone, or not the runner's to read).
+func procMarks(pid int, start int64) (marks []string, ok bool) {
+	k := procKey{pid, start}
+	markCache.Lock()
+	marks, ok = markCache.m[k]
+	markCache.Unlock()
+	if ok {
+		return marks, true
+	}
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return nil, false
+	}
+	marks = runMarks(env)
+	markCache.Lock()
+	if len(markCache.m) >= maxMarkCache {
+		clear(markCache.m)
+	}
+	markCache.m[k] = marks
+	markCache.Unlock()
+	return marks, true
+}
+
+// runMarks returns the values of every envRunMark entry of a process
+// environment (NUL-separated KEY=VALUE entries).
+func runMarks(env []byte) []string {
+	var marks []string
+	prefix := []byte(envRunMark + "=")
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, prefix); ok {
+			marks = append(marks, string(v))
+		}
+	}
+	return marks
 }
 
 type procStatus struct {

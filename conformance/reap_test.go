@@ -1,0 +1,54 @@
+//go:build linux
+
+package conformance
+
+import (
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRunMarks(t *testing.T) {
+	env := []byte("PATH=/bin\x00FOO_" + envRunMark + "=x\x00" + envRunMark + "=abc\x00" + envRunMark + "=\x00HOME=/h")
+	if got, want := runMarks(env), []string{"abc", ""}; !slices.Equal(got, want) {
+		t.Errorf("runMarks = %q, want %q (a key that only ends in the mark's name is another variable)", got, want)
+	}
+	if got := runMarks(nil); got != nil {
+		t.Errorf("runMarks(nil) = %q", got)
+	}
+}
+
+// TestLeftoverFoundByMark: a process of the case that left its process
+// group is found by the mark in its environment, also when another case
+// read its environment first (the cache), and one of another case's is not.
+func TestLeftoverFoundByMark(t *testing.T) {
+	start := func(mark string) *exec.Cmd {
+		cmd := exec.Command("sleep", "30")
+		cmd.Env = []string{envRunMark + "=" + mark}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a group of its own
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	since := time.Now()
+	mine, other := start("mark-mine"), start("mark-other")
+	find := func(mark string) []int {
+		var pids []int
+		for _, l := range findLeftovers(0, mark, since, nil) {
+			pids = append(pids, l.PID)
+		}
+		return pids
+	}
+	for range 2 { // the second time from the cache
+		if got := find("mark-mine"); !slices.Contains(got, mine.Process.Pid) || slices.Contains(got, other.Process.Pid) {
+			t.Errorf("leftovers of mark-mine: %v; want %d and not %d", got, mine.Process.Pid, other.Process.Pid)
+		}
+		if got := find("mark-other"); !slices.Contains(got, other.Process.Pid) || slices.Contains(got, mine.Process.Pid) {
+			t.Errorf("leftovers of mark-other: %v; want %d and not %d", got, other.Process.Pid, mine.Process.Pid)
+		}
+	}
+}
