@@ -69,7 +69,7 @@ func benchConfigs(b *testing.B) []Config {
 		a := Adapter{Name: "reference/" + p, Command: func(ctx context.Context) *exec.Cmd {
 			return exec.CommandContext(ctx, adapter, args...)
 		}}
-		out = append(out, Config{Adapter: a, FakeExe: fake, WorkDir: b.TempDir()})
+		out = append(out, Config{Adapter: a, FakeExe: fake}) // case directories where run puts them (TempDir)
 	}
 	return out
 }
