@@ -153,7 +153,7 @@ func TestAppServerClients(t *testing.T) {
 	// A few runs at a time: each starts its client (and the runner's
 	// probe of it, which has 10 s) on a shared 2-core machine.
 	slots := make(chan struct{}, 3)
-	pool := NewPoolWaiting(0, 4) // their cases share the machine's slots
+	pool := NewPool(0) // their cases share the machine's slots
 	for i, r := range runs {
 		cases := appServerCaseList(t, r.cases...)
 		for _, c := range cases {

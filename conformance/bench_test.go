@@ -114,7 +114,7 @@ func benchRun(b *testing.B, cfgs []Config) {
 	self0, kids0 := cpuUsage()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		pool := NewPool(0)
+		pool := NewPoolWaiting(0, LeanWaitSlots) // as run gives the reference adapters
 		var wg sync.WaitGroup
 		for _, cfg := range cfgs {
 			cfg.Pool = pool

@@ -34,15 +34,20 @@ type Pool struct {
 	slots    int   // slots of both kinds: how many cases may run at once
 }
 
-// waitSlotsPer is how many waiting cases may run per slot of busy ones:
-// a waiting case costs a few milliseconds of CPU over seconds of sleep,
-// and the default run's waiting cases wait about 115 s in all (six
-// watchdogs and six long turns of 3 to 4 s, eight slow starts of 2.5 s,
-// the interrupt sweep's graces), so 16 waiting slots on 2 cores made a
-// run of at least 7 s whatever the cores did, and 32 make one of about
-// 4. An adapter whose every start costs what a busy case does (an
-// interpreter's) may want fewer: NewPoolWaiting.
-const waitSlotsPer = 8
+// waitSlotsPer is how many waiting cases may run per slot of busy ones
+// for an adapter the runner knows nothing of (a waiting case costs a few
+// milliseconds of CPU over seconds of sleep, but its adapter's start, an
+// interpreter's say, costs what a busy case does: more at once would
+// starve the busy cases of a 2-core machine).
+const waitSlotsPer = 4
+
+// LeanWaitSlots is waitSlotsPer for adapters that start in milliseconds,
+// as the reference adapters do (`agentconform run` without --adapter):
+// the default run's waiting cases wait about 115 s in all (six watchdogs
+// and six long turns of 3 to 4 s, eight slow starts of 2.5 s, the
+// interrupt sweep's graces), so 16 waiting slots on 2 cores made a run of
+// at least 7 s whatever the cores did, and 32 make one of about 4.
+const LeanWaitSlots = 8
 
 // caseWaits reports whether c spends most of its time waiting on purpose
 // (a timer of the fake or of the runner), not working: such a case takes
@@ -87,9 +92,8 @@ func caseWeight(c *Case) int64 {
 func NewPool(n int) *Pool { return NewPoolWaiting(n, waitSlotsPer) }
 
 // NewPoolWaiting is NewPool with perSlot slots for waiting cases per slot
-// of busy ones (at least 1): fewer than NewPool's for adapters whose start
-// takes a core for a tenth of a second (Node, Python), which would starve
-// the busy cases if dozens started at once on a small machine.
+// of busy ones (at least 1): LeanWaitSlots for adapters that start in
+// milliseconds, whose waiting cases may all wait at once.
 func NewPoolWaiting(n, perSlot int) *Pool {
 	if n <= 0 {
 		n = defaultJobs()

@@ -191,7 +191,7 @@ func TestScriptedAdapters(t *testing.T) {
 	outcomes := make([]outcome, len(scriptedAdapters))
 	// One pool for every adapter's run: each starts an interpreter per
 	// case, and a pool per run would start them all at once.
-	pool := NewPoolWaiting(0, 4)
+	pool := NewPool(0)
 	var dirs []string
 	var wg sync.WaitGroup
 	for i, sa := range scriptedAdapters {

@@ -61,7 +61,7 @@ func TestSDKBattery(t *testing.T) {
 
 // pool is the slots every battery's cases share: the batteries of the
 // SDKs, the zoo and the ACP profile run at once, each case starting Node.
-var pool = conformance.NewPoolWaiting(0, 4)
+var pool = conformance.NewPool(0)
 
 // runBattery runs every case the driver's hello asks for and scrubs the
 // paths of this machine from the results.

@@ -587,14 +587,15 @@ func runReference(ctx context.Context, jobs int, pins map[string]string, match [
 	if err != nil {
 		return nil, err
 	}
-	work, err := os.MkdirTemp("", "agentconform-publish-")
+	work, err := conformance.TempDir("agentconform-publish-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(work)
 	doc := reports.NewDocument()
+	pool := conformance.NewPoolWaiting(jobs, conformance.LeanWaitSlots)
 	for _, a := range referenceAdapters(self, conformance.ReferenceStallAfter) {
-		res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: fakecli.Executable(self), Jobs: jobs, Seed: 1, Timeout: 20 * time.Second,
+		res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: fakecli.Executable(self), Jobs: jobs, Pool: pool, Seed: 1, Timeout: 20 * time.Second,
 			WorkDir: filepath.Join(work, strings.ReplaceAll(a.Name, "/", "-")), CLIVersions: pins, Match: match})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a.Name, err)

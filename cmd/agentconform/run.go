@@ -58,7 +58,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		cases          = fl.StringArray("case", nil, "run only these cases (repeatable): a case ID selects that case; a glob ('codex/*', 'codex/single-tool*') the cases it matches and their variants; 'codex/single-tool/' every case under it")
 		list           = fl.Bool("list", false, "print the check catalogue and the cases, then exit")
 		strict         = fl.Bool("strict", false, "make NON-STRICT (SHOULD) failures fail the run")
-		jobs           = fl.Int("jobs", 0, "busy cases run at once (default: twice the cores); the cases that wait on purpose (stalls, slow starts, interrupt graces) run beside them, eight per job")
+		jobs           = fl.Int("jobs", 0, "busy cases run at once (default: twice the cores); the cases that wait on purpose (stalls, slow starts, interrupt graces) run beside them, four per job (eight for the reference adapters)")
 		shard          = fl.String("shard", "", "run shard i of n (i/n, 1-based), to split a run across machines")
 		seed           = fl.Int64("seed", 1, "seed for the fakes' random choices")
 		timeout        = fl.Duration("timeout", 20*time.Second, "deadline for each case")
@@ -194,6 +194,11 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		wg.Wait()
 	}()
 	pool := conformance.NewPool(*jobs)
+	if *adapter == "" {
+		// The reference adapters start in milliseconds: every waiting
+		// case may wait at once.
+		pool = conformance.NewPoolWaiting(*jobs, conformance.LeanWaitSlots)
+	}
 	for k, a := range adapters {
 		c := cfg
 		c.Adapter = a
