@@ -40,8 +40,12 @@ func lifecycleFaults(agent string) []lifecycleFault {
 	return append(banner, []lifecycleFault{
 		{"exit-mid-line", "exit_mid_line:code=1", "the CLI dies half way through its last line", Expect{TurnFails: true}, 0},
 		// A Claude process with stream-json input does not exit after a turn
-		// without its result; it stays silent, so the caller gives up.
-		{"exit-0-no-terminal", "drop:type=" + terminal, "the CLI writes no terminal event (and exits 0, or stays silent waiting for input)", Expect{TurnFails: true, StreamOnly: true}, 500 * time.Millisecond},
+		// without its result; it stays silent, so the caller gives up. It
+		// gives the adapter 1.5 s of quiet first: a Codex or Gemini CLI
+		// exits at once, and an adapter that then reports success must
+		// have had the time to, even on a loaded machine (a Python adapter
+		// at load 30 took 0.9 s, and the caller's close hid its bug).
+		{"exit-0-no-terminal", "drop:type=" + terminal, "the CLI writes no terminal event (and exits 0, or stays silent waiting for input)", Expect{TurnFails: true, StreamOnly: true}, 1500 * time.Millisecond},
 		{"exit-nonzero", "exit_code:code=3", "the CLI exits 3 after a normal-looking stream", Expect{TurnFails: true}, 0},
 		{"killed", "die:signal=SIGKILL,after=2", "the CLI is killed by SIGKILL after two lines", Expect{TurnFails: true}, 0},
 		{"dies-before-output", "die:signal=SIGKILL,after=0", "the CLI is killed before it writes a line", Expect{TurnFails: true}, 0},
