@@ -116,3 +116,37 @@ func TestPoolStops(t *testing.T) {
 		t.Fatal("next did not return when its context was done")
 	}
 }
+
+// TestPoolWaitingSlots: every waiting case of a lean pool runs at once
+// beside the busy ones, up to LeanWaitSlots per busy slot, and no more;
+// NewPool keeps waitSlotsPer.
+func TestPoolWaitingSlots(t *testing.T) {
+	for _, tc := range []struct {
+		pool *Pool
+		per  int
+	}{{NewPoolWaiting(2, LeanWaitSlots), LeanWaitSlots}, {NewPool(2), waitSlotsPer}} {
+		var cases []*Case
+		for i := 0; i < 2*tc.per+3; i++ {
+			cases = append(cases, &Case{ID: "wait", Agent: "codex", Faults: "stall:after=2"})
+		}
+		cases = append(cases, &Case{ID: "busy", Agent: "codex"}, &Case{ID: "busy", Agent: "codex"})
+		q := newCaseQueue(cases)
+		waiting, busy := 0, 0
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			i, _, ok := tc.pool.next(ctx, q) // never released: count what fits at once
+			cancel()
+			if !ok {
+				break
+			}
+			if caseWaits(q.cases[i]) {
+				waiting++
+			} else {
+				busy++
+			}
+		}
+		if waiting != 2*tc.per || busy != 2 {
+			t.Errorf("%d per slot: %d waiting and %d busy cases at once in a pool of 2, want %d and 2", tc.per, waiting, busy, 2*tc.per)
+		}
+	}
+}
