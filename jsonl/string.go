@@ -134,14 +134,29 @@ func special(x uint64) uint64 {
 }
 
 // plainEnd returns the index of the first byte at or after i that is '"',
-// '\\' or a control byte, or len(data).
+// '\\' or a control byte, or len(data). The first few words are tested in
+// place (keys and short values end there); a longer run is searched in
+// windows that double in size (plainLong), so that a call costs about the
+// length of the run it finds, however far the line goes on.
 func plainEnd(data []byte, i int) int {
-	for i+8 <= len(data) {
+	for k := 0; k < shortWords && i+8 <= len(data); k++ {
 		if special(binary.LittleEndian.Uint64(data[i:])) != 0 {
-			break
+			return plainTail(data, i)
 		}
 		i += 8
 	}
+	if i+8 > len(data) {
+		return plainTail(data, i)
+	}
+	return plainLong(data, i)
+}
+
+// shortWords is how many 8-byte words plainEnd tests in place before it
+// searches in windows.
+const shortWords = 4
+
+// plainTail finds the end of the run byte by byte.
+func plainTail(data []byte, i int) int {
 	for i < len(data) {
 		if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
 			return i
@@ -149,6 +164,69 @@ func plainEnd(data []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// Window sizes for plainLong.
+const (
+	firstPlainWindow = 256
+	maxPlainWindow   = 64 << 10
+)
+
+// plainLong is plainEnd for a run that goes on past its first words: in
+// each window, the vectorized byte searches find the first quote and the
+// first backslash, and a word-at-a-time test looks for a control byte
+// before them.
+func plainLong(data []byte, i int) int {
+	w := firstPlainWindow
+	for i < len(data) {
+		seg := data[i:min(len(data), i+w)]
+		end := len(seg)
+		if q := bytes.IndexByte(seg, '"'); q >= 0 {
+			end = q
+		}
+		if b := bytes.IndexByte(seg[:end], '\\'); b >= 0 {
+			end = b
+		}
+		if c := controlIndex(seg[:end]); c >= 0 {
+			return i + c
+		}
+		if end < len(seg) {
+			return i + end
+		}
+		i += len(seg)
+		w = min(2*w, maxPlainWindow)
+	}
+	return len(data)
+}
+
+// controlIndex returns the index of the first byte of b below 0x20, or -1.
+// A word holds one when ((x - 0x20 in every byte) &^ x) has a high bit set:
+// a byte below 0x20 (and only such a byte, or one after it) borrows into
+// its high bit, and bytes of 0x80 and above are masked out by &^ x.
+func controlIndex(b []byte) int {
+	const below = lsb * 0x20
+	i := 0
+	for ; i+32 <= len(b); i += 32 {
+		c := b[i : i+32 : i+32]
+		w0 := binary.LittleEndian.Uint64(c[0:8])
+		w1 := binary.LittleEndian.Uint64(c[8:16])
+		w2 := binary.LittleEndian.Uint64(c[16:24])
+		w3 := binary.LittleEndian.Uint64(c[24:32])
+		if ((w0-below)&^w0|(w1-below)&^w1|(w2-below)&^w2|(w3-below)&^w3)&msb != 0 {
+			break
+		}
+	}
+	for ; i+8 <= len(b); i += 8 {
+		if w := binary.LittleEndian.Uint64(b[i:]); (w-below)&^w&msb != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x20 {
+			return i
+		}
+	}
+	return -1
 }
 
 // stringBytes parses the string at d.pos (its opening quote) and returns
