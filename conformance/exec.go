@@ -532,6 +532,9 @@ var errOutputCap = fmt.Errorf("the adapter wrote more than %d MiB or %d lines on
 
 func readAdapter(r io.Reader, out chan<- adapterLine) {
 	defer close(out)
+	if f, ok := r.(*os.File); ok {
+		growPipe(f)
+	}
 	capped := &capReader{r: r, left: maxAdapterOutput}
 	rd := newLineReader(capped, maxAdapterLine)
 	for n := 1; ; n++ {

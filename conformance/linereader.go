@@ -40,10 +40,11 @@ type lineReader struct {
 	err error // sticky read error, wrapped
 }
 
-// lineReadSize is the read buffer's size, and the most read at a time
-// into a long line's chunk; lineChunk is the size of those chunks, joined
-// into one buffer of the line's size at its end (a buffer that doubles
-// holds a line in up to twice its size, and touches all of it).
+// lineReadSize is the read buffer's size; lineChunk is the size of the
+// chunks a long line is read straight into (as much at a time as the
+// pipe holds, up to what the chunk has left), joined into one buffer of
+// the line's size at its end (a buffer that doubles holds a line in up
+// to twice its size, and touches all of it).
 const (
 	lineReadSize = 64 << 10
 	lineChunk    = 1 << 20
@@ -115,8 +116,7 @@ func (l *lineReader) finish(piece []byte, newline bool) (jsonl.Line, bool) {
 	}
 	raw, owned := piece, false
 	if l.size > 0 {
-		raw, owned = bytes.Join(append(l.long, piece), nil), true
-		l.long, l.size = nil, 0
+		raw, owned = l.join(piece), true
 	}
 	l.off += int64(len(raw)) + nl
 	if line.Number == 1 && bytes.HasPrefix(raw, bom) {
@@ -140,6 +140,24 @@ func (l *lineReader) finish(piece []byte, newline bool) (jsonl.Line, bool) {
 	}
 	line.Bytes = raw
 	return line, true
+}
+
+// join returns the long line, its chunks and then piece, in one buffer
+// of its own, and lets the chunks go. The buffer is asked for huge pages
+// (its 64 MiB then cost a few dozen page faults, not thousands), and the
+// chunks are copied one at a time, each let go once copied: a goroutine
+// in one long memmove cannot be preempted, and a collection that waits
+// for it makes the runtime signal it every few microseconds.
+func (l *lineReader) join(piece []byte) []byte {
+	buf := make([]byte, 0, l.size+int64(len(piece)))
+	hintHugePages(buf[:cap(buf)])
+	for k, c := range l.long {
+		buf = append(buf, c...)
+		l.long[k] = nil
+	}
+	buf = append(buf, piece...)
+	l.long, l.size = nil, 0
+	return buf
 }
 
 // keepChunk is the size of the buffers short lines are copied into, one
@@ -242,9 +260,12 @@ func (l *lineReader) overLimit() bool {
 func (l *lineReader) readLong() {
 	c := l.chunk()
 	from := len(*c)
-	n, err := l.read((*c)[from:min(cap(*c), from+lineReadSize)])
+	n, err := l.read((*c)[from:cap(*c)])
 	got := (*c)[from : from+n]
 	if i := bytes.IndexByte(got, '\n'); i >= 0 {
+		if len(got)-i > len(l.buf) {
+			l.buf = make([]byte, len(got)-i)
+		}
 		l.wr = copy(l.buf, got[i:])
 		n = i
 	}
