@@ -32,8 +32,9 @@ import (
 // string; so does one at a place that holds it with "const", "enum",
 // "uniqueItems" or "format" (they compare or read the whole value there).
 
-// longString is the length from which Validate considers a stand-in.
-const longString = 64 << 10
+// longString is the length from which Validate considers a stand-in (a
+// Claude text streamed as 16 KiB deltas is judged by stand-ins too).
+const longString = 4 << 10
 
 // standInLen is about the length of a stand-in.
 const standInLen = 128

@@ -133,7 +133,7 @@ var standInSchema = `{
     "email": {"format": "email"},
     "maxSmall": {"maxLength": 10},
     "maxBig": {"maxLength": 100000000},
-    "maxNear": {"maxLength": 66536},
+    "maxNear": {"maxLength": ` + strconv.Itoa(longString+1000) + `},
     "minSmall": {"minLength": 5},
     "minBig": {"minLength": 1000000},
     "minNear": {"minLength": 40},
