@@ -35,6 +35,13 @@ type ParseOptions struct {
 	// decoded object), or own a long one: a 64 MiB line then costs one
 	// copy, not two.
 	ShareMin int
+	// Known lists long strings the caller holds: a string value of the
+	// line that has escapes, is longer than 64 KiB on the line, and
+	// decodes to one of them is returned as that string rather than
+	// decoded into a copy of its own (a CLI's 64 MiB text the runner
+	// already holds from the adapter's event). The value is the same
+	// either way; the strings must not change while the result is in use.
+	Known []string
 }
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
@@ -93,6 +100,7 @@ func Parse(b []byte, opts ParseOptions) (map[string]any, []finding.Finding) {
 	d := decoders.Get().(*decoder)
 	d.reset(view, maxDepth)
 	d.shareMin = opts.ShareMin
+	d.known = opts.Known
 	m, fs := d.line(b, pre, &cm)
 	d.release()
 	decoders.Put(d)

@@ -3,8 +3,10 @@ package jsonl
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // plainEndRef is plainEnd written plainly: the first '"', '\\' or byte
@@ -105,6 +107,60 @@ func BenchmarkPlainEnd(b *testing.B) {
 	for b.Loop() {
 		if plainEnd(data, 0) != len(data) {
 			b.Fatal("stopped early")
+		}
+	}
+}
+
+// TestParseKnown checks that Parse with ParseOptions.Known decodes every
+// line exactly as Parse without it (values and findings), and returns
+// the caller's string where a long string with escapes decodes to it.
+func TestParseKnown(t *testing.T) {
+	body := strings.Repeat("lorem ipsum dolor ", longSlow/9)
+	escaped := []string{`\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`, `\u00e9`, `\u20ac`, `\ud83d\ude00`, "é", "€"}
+	decoded := []string{"\n", "\"", "\\", "/", "\b", "\f", "\r", "\t", "é", "€", "😀", "é", "€"}
+	type tc struct {
+		raw, want string // the string's body on the line, and its value
+		hit       bool   // Known holds want and the line has it right
+	}
+	var cases []tc
+	for k := range escaped {
+		for _, at := range []int{0, 1, len(body) / 2, len(body)} {
+			raw := body[:at] + escaped[k] + body[at:]
+			want := body[:at] + decoded[k] + body[at:]
+			// A string without escapes is never decoded: it is the line's.
+			cases = append(cases, tc{raw, want, strings.HasPrefix(escaped[k], `\`)})
+		}
+	}
+	// Strings whose decoding Parse reports or that decode otherwise.
+	for _, raw := range []string{
+		`\ud800` + body,      // lone surrogate: a finding
+		body + `\ud83d`,      // lone at the end
+		`\ud83dx` + body,     // high surrogate then no low one
+		body + `\q`,          // bad escape
+		body + "\x01",        // raw control byte
+		body + `\u12`,        // short \u escape
+		"\xff" + `\n` + body, // invalid UTF-8
+		`\n` + body + `\n`,   // decodes to a longer string than want
+	} {
+		cases = append(cases, tc{raw, "\n" + body, false})
+	}
+	// Strings that decode to a prefix of the known one, or would decode to
+	// it if a reversed surrogate pair were taken for a pair.
+	cases = append(cases, tc{`\n` + body[:len(body)-1], "\n" + body, false},
+		tc{`\udc00\udc01` + body, "\ufffd" + body, false},
+		tc{`\ud800\ud800` + body, "\ufffd" + body, false})
+	for i, c := range cases {
+		line := []byte(`{"type":"x","text":"` + c.raw + `","other":"` + c.raw + `"}`)
+		wantObj, wantFs := Parse(line, ParseOptions{})
+		known := strings.Clone(c.want)
+		for _, opts := range []ParseOptions{{Known: []string{"short", known}}, {Known: []string{known}, ShareMin: 1}} {
+			gotObj, gotFs := Parse(line, opts)
+			if !reflect.DeepEqual(gotObj, wantObj) || !reflect.DeepEqual(gotFs, wantFs) {
+				t.Fatalf("case %d: Parse with Known differs: %d findings, want %d", i, len(gotFs), len(wantFs))
+			}
+			if s, _ := gotObj["text"].(string); c.hit && unsafe.StringData(s) != unsafe.StringData(known) {
+				t.Errorf("case %d: the known string was not returned", i)
+			}
 		}
 	}
 }

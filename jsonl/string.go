@@ -30,6 +30,9 @@ func (d *decoder) key() (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if d.hit {
+		return d.known[d.hitIdx], true
+	}
 	n := len(b)
 	if n == 0 || n > maxInternLen {
 		return string(b), true
@@ -51,6 +54,9 @@ func (d *decoder) stringValue() any {
 	b, ok := d.stringBytes()
 	if !ok {
 		return nil
+	}
+	if d.hit {
+		return d.known[d.hitIdx]
 	}
 	n := len(b)
 	if n == 0 {
@@ -233,7 +239,7 @@ func controlIndex(b []byte) int {
 // its decoded content, which aliases d.data when the string has no escapes
 // and d.sbuf otherwise. It reports false after a syntax error.
 func (d *decoder) stringBytes() ([]byte, bool) {
-	d.fresh = false
+	d.fresh, d.hit = false, false
 	start := d.pos + 1
 	i := start
 	if !d.checkUTF8 {
@@ -254,6 +260,12 @@ func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 	data := d.data
 	var buf []byte
 	if end := closingQuote(data, i); end-start > longSlow {
+		if k, ok := d.findKnown(data[start:end]); ok {
+			// The caller holds this string already (ParseOptions.Known).
+			d.pos = end + 1
+			d.hit, d.hitIdx = true, k
+			return nil, true
+		}
 		// A long string is decoded into a buffer of its own, sized for it
 		// (the decoded text is never longer, unless invalid UTF-8 grows
 		// it), which stringValue keeps as the string: one copy of a
@@ -344,6 +356,86 @@ func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 			}
 		}
 	}
+}
+
+// findKnown returns the index of the known string that the string body
+// raw (between its quotes) decodes to, without a finding.
+func (d *decoder) findKnown(raw []byte) (int, bool) {
+	if d.checkUTF8 {
+		return 0, false
+	}
+	for k, s := range d.known {
+		// An escape is 2 to 12 bytes for 1 to 4 decoded: the decoded
+		// string is at most as long as its body, and over a sixth of it.
+		if len(s) <= len(raw) && 6*len(s) >= len(raw) && decodesTo(raw, s) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// decodesTo reports whether the string body raw (valid UTF-8, between its
+// quotes) decodes to exactly s, as stringSlow decodes it, and without a
+// finding (a lone surrogate, a bad escape, a raw control byte or a stray
+// quote make it false: stringSlow then decodes and reports them).
+func decodesTo(raw []byte, s string) bool {
+	var enc [utf8.UTFMax]byte
+	i, p := 0, 0 // raw consumed, s matched
+	for i < len(raw) {
+		if j := plainEnd(raw, i); j > i {
+			n := j - i
+			if len(s)-p < n || string(raw[i:j]) != s[p:p+n] {
+				return false
+			}
+			i, p = j, p+n
+			continue
+		}
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			return false
+		}
+		var c byte
+		switch e := raw[i+1]; e {
+		case '"', '\\', '/':
+			c = e
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		case 'u':
+			r, bad := hex4(raw, i+2)
+			if bad >= 0 {
+				return false
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2, bad := hex4(raw, i+2)
+				if r >= 0xDC00 || bad >= 0 || i+1 >= len(raw) || raw[i] != '\\' || raw[i+1] != 'u' || r2 < 0xDC00 || r2 > 0xDFFF {
+					return false
+				}
+				r = utf16.DecodeRune(r, r2)
+				i += 6
+			}
+			n := utf8.EncodeRune(enc[:], r)
+			if len(s)-p < n || string(enc[:n]) != s[p:p+n] {
+				return false
+			}
+			p += n
+			continue
+		default:
+			return false
+		}
+		if p >= len(s) || s[p] != c {
+			return false
+		}
+		i, p = i+2, p+1
+	}
+	return p == len(s)
 }
 
 // longSlow is the length from which a string with escapes is decoded
