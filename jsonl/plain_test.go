@@ -69,7 +69,7 @@ func TestPlainEndAgrees(t *testing.T) {
 // come at its start, in its middle and at its end, and a raw control byte
 // deep inside one, as encoding/json would.
 func TestParseLongStringWithEscapes(t *testing.T) {
-	body := strings.Repeat("lorem ipsum dolor ", 20000)
+	body := strings.Repeat("lorem ipsum dolor ", 70000) // over a piece
 	line := `{"a":"` + `\n` + body + `\"` + body + `\t","b":"` + body + `"}`
 	obj, fs := Parse([]byte(line), ParseOptions{})
 	if len(fs) != 0 {
@@ -116,6 +116,7 @@ func BenchmarkPlainEnd(b *testing.B) {
 // the caller's string where a long string with escapes decodes to it.
 func TestParseKnown(t *testing.T) {
 	body := strings.Repeat("lorem ipsum dolor ", longSlow/9)
+	body = strings.Repeat(body, piece/len(body)+1) // over a piece
 	escaped := []string{`\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`, `\u00e9`, `\u20ac`, `\ud83d\ude00`, "é", "€"}
 	decoded := []string{"\n", "\"", "\\", "/", "\b", "\f", "\r", "\t", "é", "€", "😀", "é", "€"}
 	type tc struct {

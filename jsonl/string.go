@@ -271,7 +271,7 @@ func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 		// it), which stringValue keeps as the string: one copy of a
 		// 64 MiB string instead of a growing scratch buffer and a copy,
 		// and no scratch buffer that size kept in the pool.
-		buf = append(make([]byte, 0, end-start), data[start:i]...)
+		buf = appendPieces(make([]byte, 0, end-start), data[start:i])
 		d.fresh = true
 	} else {
 		buf = append(d.sbuf[:0], data[start:i]...)
@@ -351,7 +351,7 @@ func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 				i++
 			} else {
 				j := plainEnd(data, i+1)
-				buf = append(buf, data[i:j]...)
+				buf = appendPieces(buf, data[i:j])
 				i = j
 			}
 		}
@@ -384,7 +384,7 @@ func decodesTo(raw []byte, s string) bool {
 	for i < len(raw) {
 		if j := plainEnd(raw, i); j > i {
 			n := j - i
-			if len(s)-p < n || string(raw[i:j]) != s[p:p+n] {
+			if len(s)-p < n || !equalPieces(raw[i:j], s[p:p+n]) {
 				return false
 			}
 			i, p = j, p+n
@@ -446,9 +446,11 @@ const longSlow = 64 << 10
 // whose body reaches i, or len(data) when none does.
 func closingQuote(data []byte, i int) int {
 	for i < len(data) {
-		q := bytes.IndexByte(data[i:], '"')
+		w := data[i:min(len(data), i+piece)]
+		q := bytes.IndexByte(w, '"')
 		if q < 0 {
-			return len(data)
+			i += len(w)
+			continue
 		}
 		i += q
 		bs := 0
@@ -461,6 +463,33 @@ func closingQuote(data []byte, i int) int {
 		i++
 	}
 	return len(data)
+}
+
+// piece is the most that one memmove, comparison or byte search of a
+// long string covers at a time: a goroutine inside one cannot be
+// preempted, and a collection that waits for it makes the runtime signal
+// it over and over.
+const piece = 1 << 20
+
+// appendPieces appends b to buf a piece at a time.
+func appendPieces(buf, b []byte) []byte {
+	for len(b) > piece {
+		buf = append(buf, b[:piece]...)
+		b = b[piece:]
+	}
+	return append(buf, b...)
+}
+
+// equalPieces reports whether b and s (of the same length) are equal,
+// comparing a piece at a time.
+func equalPieces(b []byte, s string) bool {
+	for len(b) > piece {
+		if string(b[:piece]) != s[:piece] {
+			return false
+		}
+		b, s = b[piece:], s[piece:]
+	}
+	return string(b) == s
 }
 
 // hex4 decodes the four hex digits at data[i:]. It returns the column of
