@@ -3,7 +3,6 @@ package conformance
 import (
 	"os"
 	"syscall"
-	"unsafe"
 )
 
 // adapterPipeSize is the pipe buffer asked for the adapter's stdout: a
@@ -22,25 +21,4 @@ func growPipe(f *os.File) {
 	rc.Control(func(fd uintptr) {
 		syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETPIPE_SZ, adapterPipeSize)
 	})
-}
-
-// hugePage is the size of a transparent huge page on amd64 and arm64.
-const hugePage = 2 << 20
-
-// hintHugePages asks the kernel to back the whole 2 MiB pages inside b
-// with huge pages when it first touches them (transparent huge pages in
-// "madvise" mode): a fresh 64 MiB buffer then costs 32 page faults rather
-// than 16,384. It is a hint: b's contents and length do not change, and
-// a failure changes nothing.
-func hintHugePages(b []byte) {
-	if len(b) < 2*hugePage {
-		return
-	}
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	lo := (p + hugePage - 1) &^ (hugePage - 1)
-	hi := (p + uintptr(len(b))) &^ (hugePage - 1)
-	if hi <= lo {
-		return
-	}
-	syscall.Madvise(b[lo-p:hi-p], syscall.MADV_HUGEPAGE)
 }

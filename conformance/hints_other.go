@@ -7,7 +7,3 @@ import "os"
 // growPipe asks for a bigger pipe buffer where the system has a way to
 // (Linux); elsewhere it does nothing.
 func growPipe(*os.File) {}
-
-// hintHugePages asks for huge pages behind b where the system has a way
-// to (Linux); elsewhere it does nothing.
-func hintHugePages([]byte) {}

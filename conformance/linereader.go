@@ -143,14 +143,12 @@ func (l *lineReader) finish(piece []byte, newline bool) (jsonl.Line, bool) {
 }
 
 // join returns the long line, its chunks and then piece, in one buffer
-// of its own, and lets the chunks go. The buffer is asked for huge pages
-// (its 64 MiB then cost a few dozen page faults, not thousands), and the
-// chunks are copied one at a time, each let go once copied: a goroutine
-// in one long memmove cannot be preempted, and a collection that waits
-// for it makes the runtime signal it every few microseconds.
+// of its own, and lets the chunks go. The chunks are copied one at a
+// time, each let go once copied: a goroutine in one long memmove cannot
+// be preempted, and a collection that waits for it makes the runtime
+// signal it every few microseconds.
 func (l *lineReader) join(piece []byte) []byte {
 	buf := make([]byte, 0, l.size+int64(len(piece)))
-	hintHugePages(buf[:cap(buf)])
 	for k, c := range l.long {
 		buf = append(buf, c...)
 		l.long[k] = nil
