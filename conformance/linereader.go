@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/agentconform/agentconform/jsonl"
@@ -155,8 +156,20 @@ func (l *lineReader) join(piece []byte) []byte {
 	}
 	buf = append(buf, piece...)
 	l.long, l.size = nil, 0
+	if len(buf) >= collectAfter {
+		// The chunks, as big as the line, are garbage now: collected at
+		// once, before the runner decodes the line and reads the CLI's
+		// copy of it, they do not stand on top of both (a single
+		// allocation of the line's size outruns the collection the
+		// memory limit starts).
+		runtime.GC()
+	}
 	return buf
 }
+
+// collectAfter is the length of a joined line from which join collects
+// its chunks at once.
+const collectAfter = 16 << 20
 
 // keepChunk is the size of the buffers short lines are copied into, one
 // after the other: a line of its own allocation is rounded up to a size
