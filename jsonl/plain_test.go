@@ -151,7 +151,7 @@ func TestParseKnown(t *testing.T) {
 		tc{`\udc00\udc01` + body, "\ufffd" + body, false},
 		tc{`\ud800\ud800` + body, "\ufffd" + body, false})
 	for i, c := range cases {
-		line := []byte(`{"type":"x","text":"` + c.raw + `","other":"` + c.raw + `"}`)
+		line := []byte(`{"type":"x","text":"` + c.raw + `","other":"` + c.raw + `","` + c.raw + `":["` + c.raw + `"]}`)
 		wantObj, wantFs := Parse(line, ParseOptions{})
 		known := strings.Clone(c.want)
 		for _, opts := range []ParseOptions{{Known: []string{"short", known}}, {Known: []string{known}, ShareMin: 1}} {
