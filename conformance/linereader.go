@@ -144,17 +144,12 @@ func (l *lineReader) finish(piece []byte, newline bool) (jsonl.Line, bool) {
 }
 
 // join returns the long line, its chunks and then piece, in one buffer
-// of its own, and lets the chunks go. The chunks are copied one at a
-// time, each let go once copied: a goroutine in one long memmove cannot
-// be preempted, and a collection that waits for it makes the runtime
-// signal it every few microseconds.
+// of its own (bytes.Join neither zeroes it first nor copies more than a
+// chunk at a time: a goroutine in one long memmove cannot be preempted,
+// and a collection that waits for it makes the runtime signal it every
+// few microseconds).
 func (l *lineReader) join(piece []byte) []byte {
-	buf := make([]byte, 0, l.size+int64(len(piece)))
-	for k, c := range l.long {
-		buf = append(buf, c...)
-		l.long[k] = nil
-	}
-	buf = append(buf, piece...)
+	buf := bytes.Join(append(l.long, piece), nil)
 	l.long, l.size = nil, 0
 	if len(buf) >= collectAfter {
 		// The chunks, as big as the line, are garbage now: collected at
