@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/agentconform/agentconform/finding"
 )
 
 // plainEndRef is plainEnd written plainly: the first '"', '\\' or byte
@@ -161,6 +164,65 @@ func TestParseKnown(t *testing.T) {
 			}
 			if s, _ := gotObj["text"].(string); c.hit && unsafe.StringData(s) != unsafe.StringData(known) {
 				t.Errorf("case %d: the known string was not returned", i)
+			}
+		}
+	}
+}
+
+// parseStripFirst is Parse as it was before long lines were decoded
+// before the search for terminal escapes: BOM, escapes, then the rest.
+func parseStripFirst(b []byte, opts ParseOptions) (map[string]any, []finding.Finding) {
+	maxDepth := opts.MaxDepth
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	var pre []finding.Finding
+	view := b
+	var cm colMap
+	if bytes.HasPrefix(view, bom) {
+		pre = append(pre, finding.Finding{Rule: RuleBOM, Message: "line starts with a UTF-8 byte order mark (EF BB BF); it was ignored"})
+		view = view[len(bom):]
+		cm.drop(len(bom))
+	}
+	if i := bytes.IndexByte(view, esc); i >= 0 {
+		col := cm.orig(i)
+		clean, ncm, n, first := stripANSI(view, cm)
+		pre = append(pre, finding.Finding{
+			Rule:   RuleANSIEscape,
+			Column: col,
+			Message: "line contains " + strconv.Itoa(n) + " raw terminal escape sequence(s), first " +
+				strconv.Quote(string(first)) + "; they were removed before parsing",
+			Actual: strconv.Quote(string(first)),
+		})
+		view, cm = clean, ncm
+	}
+	m, fs, _ := parseView(b, view, pre, cm, opts, maxDepth)
+	return m, fs
+}
+
+// TestParseLongLinesWithEscapes holds Parse to parseStripFirst on long
+// lines with terminal escapes (and BOMs, SSE prefixes, invalid UTF-8,
+// duplicate keys) anywhere: decoding a long line first changes nothing.
+func TestParseLongLinesWithEscapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	body := strings.Repeat("lorem ipsum ", cleanFirst/12+10)
+	inserts := []string{"\x1b[31m", "\x1b", "\x1b]0;title\x07", "\xff", `","a":"`, "\\n", "\x01", ""}
+	prefixes := []string{"", "\xef\xbb\xbf", "data: ", "\x1b[0mdata: ", "\xef\xbb\xbf\x1b[1m"}
+	for trial := 0; trial < 400; trial++ {
+		line := `{"a":"` + body + `","b":[1,2,{"c":"` + body[:100] + `"}]}`
+		for k := rng.IntN(3); k > 0; k-- {
+			at := rng.IntN(len(line) + 1)
+			line = line[:at] + inserts[rng.IntN(len(inserts))] + line[at:]
+		}
+		line = prefixes[rng.IntN(len(prefixes))] + line
+		if rng.IntN(4) == 0 {
+			line += "\x1b[0m"
+		}
+		for _, opts := range []ParseOptions{{}, {ShareMin: 1}} {
+			wantM, wantFs := parseStripFirst([]byte(line), opts)
+			gotM, gotFs := Parse([]byte(line), opts)
+			if !reflect.DeepEqual(gotM, wantM) || !reflect.DeepEqual(gotFs, wantFs) {
+				t.Fatalf("trial %d: Parse differs from parsing after stripping escapes: %v, want %v", trial, gotFs, wantFs)
 			}
 		}
 	}
