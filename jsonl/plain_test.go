@@ -153,6 +153,13 @@ func TestParseKnown(t *testing.T) {
 	cases = append(cases, tc{`\n` + body[:len(body)-1], "\n" + body, false},
 		tc{`\udc00\udc01` + body, "\ufffd" + body, false},
 		tc{`\ud800\ud800` + body, "\ufffd" + body, false})
+	// A line cut off inside the string: its body decodes to a known
+	// string, but it does not end, which Parse reports.
+	cut := []byte(`{"type":"x","text":"\n` + body)
+	wantObj, wantFs := Parse(cut, ParseOptions{})
+	if gotObj, gotFs := Parse(cut, ParseOptions{Known: []string{"\n" + body}}); !reflect.DeepEqual(gotObj, wantObj) || !reflect.DeepEqual(gotFs, wantFs) || len(gotFs) == 0 {
+		t.Fatalf("a line cut off inside a known string: %v, want %v", gotFs, wantFs)
+	}
 	for i, c := range cases {
 		line := []byte(`{"type":"x","text":"` + c.raw + `","other":"` + c.raw + `","` + c.raw + `":["` + c.raw + `"]}`)
 		wantObj, wantFs := Parse(line, ParseOptions{})

@@ -260,11 +260,13 @@ func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 	data := d.data
 	var buf []byte
 	if end := closingQuote(data, i); end-start > longSlow {
-		if k, ok := d.findKnown(data[start:end]); ok {
-			// The caller holds this string already (ParseOptions.Known).
-			d.pos = end + 1
-			d.hit, d.hitIdx = true, k
-			return nil, true
+		if end < len(data) {
+			if k, ok := d.findKnown(data[start:end]); ok {
+				// The caller holds this string already (ParseOptions.Known).
+				d.pos = end + 1
+				d.hit, d.hitIdx = true, k
+				return nil, true
+			}
 		}
 		// A long string is decoded into a buffer of its own, sized for it
 		// (the decoded text is never longer, unless invalid UTF-8 grows
