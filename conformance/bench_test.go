@@ -163,6 +163,17 @@ func BenchmarkLadder64MiB(b *testing.B) {
 	}
 }
 
+// BenchmarkLadder is `agentconform run --case '*/single-tool/line-*'`:
+// every ladder case (one event of 64 KiB up to 64 MiB on one line), both
+// reference adapters at once.
+func BenchmarkLadder(b *testing.B) {
+	cfgs := benchConfigs(b)
+	for i := range cfgs {
+		cfgs[i].Match = []string{"*/single-tool/line-*"}
+	}
+	benchRun(b, cfgs)
+}
+
 // BenchmarkPlainCase runs one plain case (codex/plain-text: spawn,
 // handshake, judging) per operation against the unified reference
 // adapter and reports the median (ms-median).

@@ -64,13 +64,14 @@ func outputDialect(o *Observation) schemas.Dialect {
 	return ""
 }
 
-// validateLines validates lines as one stream of dialect d. It returns
-// the violations (at most 10, rendered) whose rule is not in excused, and
-// the IDs of every rule violated.
-func validateLines(lines [][]byte, d schemas.Dialect, excused map[string]bool) ([]string, map[string]bool, error) {
+// validateLines validates lines as one stream of dialect d, taking
+// decoded[i] as line i's decoding where there is one (validate.LinesDecoded).
+// It returns the violations (at most 10, rendered) whose rule is not in
+// excused, and the IDs of every rule violated.
+func validateLines(lines [][]byte, decoded []validate.Decoded, d schemas.Dialect, excused map[string]bool) ([]string, map[string]bool, error) {
 	var problems []string
 	rules := map[string]bool{}
-	_, err := validate.Lines(context.Background(), lines, "adapter", validate.Options{Dialect: d, Jobs: 1, MaxLineBytes: maxAdapterLine},
+	_, err := validate.LinesDecoded(context.Background(), lines, decoded, "adapter", validate.Options{Dialect: d, Jobs: 1, MaxLineBytes: maxAdapterLine},
 		func(f finding.Finding, sev finding.Severity) {
 			if sev != finding.Violation {
 				return
@@ -113,7 +114,7 @@ func judgeValid(o *Observation) Outcome {
 		for i, e := range o.Events {
 			raws[i] = e.Raw
 		}
-		ps, _, err := validateLines(raws, d, nil)
+		ps, _, err := validateLines(raws, decodedEvents(o.Events), d, nil)
 		if err != nil {
 			problems = append(problems, err.Error())
 		}
@@ -123,6 +124,21 @@ func judgeValid(o *Observation) Outcome {
 		return failf("events valid for profile "+o.Hello.Profile, "%s", strings.Join(problems, "\n"))
 	}
 	return pass()
+}
+
+// decodedEvents returns the runner's decodings of the events (their
+// objects and findings, as it decoded them when it read them), for
+// validateLines to take rather than decode a 64 MiB line once more; nil
+// when one of them was not decoded so (an observation made otherwise).
+func decodedEvents(events []Event) []validate.Decoded {
+	out := make([]validate.Decoded, len(events))
+	for i, e := range events {
+		if !e.decoded {
+			return nil
+		}
+		out[i] = validate.Decoded{Obj: e.Obj, Findings: e.parsed}
+	}
+	return out
 }
 
 func judgeRecords(o *Observation) Outcome {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/jsonl"
 )
 
@@ -161,6 +162,12 @@ type Event struct {
 	At   time.Duration
 	Raw  []byte
 	Obj  map[string]any
+
+	// decoded is set when Obj is jsonl.Parse's decoding of Raw and parsed
+	// its findings (not located): the output checks then validate the
+	// event with them rather than decode it once more.
+	decoded bool
+	parsed  []finding.Finding
 }
 
 // Record is a harness record the adapter wrote (hello, turn_end, end).
@@ -528,6 +535,9 @@ var errOutputCap = fmt.Errorf("the adapter wrote more than %d MiB or %d lines on
 
 func readAdapter(r io.Reader, out chan<- adapterLine) {
 	defer close(out)
+	if f, ok := r.(*os.File); ok {
+		growPipe(f)
+	}
 	capped := &capReader{r: r, left: maxAdapterOutput}
 	rd := newLineReader(capped, maxAdapterLine)
 	for n := 1; ; n++ {
@@ -717,14 +727,14 @@ func (d *driver) handle(al adapterLine) {
 		return
 	}
 	// The line is kept (Event.Raw): its long strings need no copy of their own.
-	obj, _ := jsonl.Parse(al.line.Bytes, jsonl.ParseOptions{ShareMin: 1})
+	obj, found := jsonl.Parse(al.line.Bytes, jsonl.ParseOptions{ShareMin: 1})
 	if obj == nil {
 		o.BadLines = append(o.BadLines, fmt.Sprintf("line %d: %s", al.line.Number, clip(string(al.line.Bytes), 200)))
 		return
 	}
 	kind, isRecord := obj["agentconform"].(string)
 	if !isRecord {
-		o.Events = append(o.Events, Event{Line: al.line.Number, At: at, Raw: al.line.Bytes, Obj: obj})
+		o.Events = append(o.Events, Event{Line: al.line.Number, At: at, Raw: al.line.Bytes, Obj: obj, decoded: true, parsed: found})
 		d.events++
 		return
 	}

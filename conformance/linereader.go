@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/agentconform/agentconform/jsonl"
@@ -40,10 +41,11 @@ type lineReader struct {
 	err error // sticky read error, wrapped
 }
 
-// lineReadSize is the read buffer's size, and the most read at a time
-// into a long line's chunk; lineChunk is the size of those chunks, joined
-// into one buffer of the line's size at its end (a buffer that doubles
-// holds a line in up to twice its size, and touches all of it).
+// lineReadSize is the read buffer's size; lineChunk is the size of the
+// chunks a long line is read straight into (as much at a time as the
+// pipe holds, up to what the chunk has left), joined into one buffer of
+// the line's size at its end (a buffer that doubles holds a line in up
+// to twice its size, and touches all of it).
 const (
 	lineReadSize = 64 << 10
 	lineChunk    = 1 << 20
@@ -115,8 +117,7 @@ func (l *lineReader) finish(piece []byte, newline bool) (jsonl.Line, bool) {
 	}
 	raw, owned := piece, false
 	if l.size > 0 {
-		raw, owned = bytes.Join(append(l.long, piece), nil), true
-		l.long, l.size = nil, 0
+		raw, owned = l.join(piece), true
 	}
 	l.off += int64(len(raw)) + nl
 	if line.Number == 1 && bytes.HasPrefix(raw, bom) {
@@ -141,6 +142,29 @@ func (l *lineReader) finish(piece []byte, newline bool) (jsonl.Line, bool) {
 	line.Bytes = raw
 	return line, true
 }
+
+// join returns the long line, its chunks and then piece, in one buffer
+// of its own (bytes.Join neither zeroes it first nor copies more than a
+// chunk at a time: a goroutine in one long memmove cannot be preempted,
+// and a collection that waits for it makes the runtime signal it every
+// few microseconds).
+func (l *lineReader) join(piece []byte) []byte {
+	buf := bytes.Join(append(l.long, piece), nil)
+	l.long, l.size = nil, 0
+	if len(buf) >= collectAfter {
+		// The chunks, as big as the line, are garbage now: collected at
+		// once, before the runner decodes the line and reads the CLI's
+		// copy of it, they do not stand on top of both (a single
+		// allocation of the line's size outruns the collection the
+		// memory limit starts).
+		runtime.GC()
+	}
+	return buf
+}
+
+// collectAfter is the length of a joined line from which join collects
+// its chunks at once.
+const collectAfter = 16 << 20
 
 // keepChunk is the size of the buffers short lines are copied into, one
 // after the other: a line of its own allocation is rounded up to a size
@@ -242,9 +266,12 @@ func (l *lineReader) overLimit() bool {
 func (l *lineReader) readLong() {
 	c := l.chunk()
 	from := len(*c)
-	n, err := l.read((*c)[from:min(cap(*c), from+lineReadSize)])
+	n, err := l.read((*c)[from:cap(*c)])
 	got := (*c)[from : from+n]
 	if i := bytes.IndexByte(got, '\n'); i >= 0 {
+		if len(got)-i > len(l.buf) {
+			l.buf = make([]byte, len(got)-i)
+		}
 		l.wr = copy(l.buf, got[i:])
 		n = i
 	}

@@ -36,6 +36,7 @@ func (o *Observation) wireLines() [][]WireLine {
 
 func (o *Observation) cutWire() [][]WireLine {
 	var out [][]WireLine
+	known := longStrings(o.Events)
 	for _, w := range o.Wire {
 		var times []int64
 		for _, r := range o.Fake {
@@ -55,13 +56,50 @@ func (o *Observation) cutWire() [][]WireLine {
 			if i := len(lines); i < len(times) {
 				wl.TMS = times[i]
 			}
-			wl.Obj, _ = jsonl.Parse(wl.Raw, jsonl.ParseOptions{ShareMin: 1})
+			// A long text the adapter handed on is held once: the
+			// wire's copy of it decodes to the adapter's string.
+			wl.Obj, _ = jsonl.Parse(wl.Raw, jsonl.ParseOptions{ShareMin: 1, Known: known})
 			lines = append(lines, wl)
 		}
 		var sp reference.LineSplitter
 		sp.Feed(w.Bytes, add)
 		sp.Flush(func(line []byte, _ bool) { add(line) })
 		out = append(out, lines)
+	}
+	return out
+}
+
+// Bounds on the adapter's strings cutWire offers the wire's decoding.
+const (
+	knownMin = 64 << 10 // the shortest
+	knownMax = 16       // how many
+)
+
+// longStrings returns the adapter's long string values (knownMin bytes or
+// more, the first knownMax), which the wire's long strings may decode to.
+func longStrings(events []Event) []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if len(x) >= knownMin && len(out) < knownMax {
+				out = append(out, x)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, e := range events {
+		if len(e.Raw) >= knownMin {
+			walk(e.Obj)
+		}
 	}
 	return out
 }

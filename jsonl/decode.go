@@ -49,10 +49,13 @@ type decoder struct {
 	checkUTF8 bool // the line has invalid UTF-8: strings take the slow path
 	failed    bool // a syntax error (or too-deep, or redo) stopped decoding
 	tooDeep   bool
-	redo      bool          // a duplicate key was found on the fast path
-	careful   bool          // decode objects on the member stack (see objectCareful)
-	shareMin  int           // plain strings this long share data (ParseOptions.ShareMin)
-	fresh     bool          // the last string was decoded into a buffer of its own
+	redo      bool     // a duplicate key was found on the fast path
+	careful   bool     // decode objects on the member stack (see objectCareful)
+	shareMin  int      // plain strings this long share data (ParseOptions.ShareMin)
+	fresh     bool     // the last string was decoded into a buffer of its own
+	known     []string // long strings the caller holds (ParseOptions.Known)
+	hit       bool     // the last string is known[hitIdx]
+	hitIdx    int
 	errIdx    int           // index in finds of the syntax or too-deep finding
 	counts    [numSlots]int // repeatable findings seen, made or not
 
@@ -78,6 +81,7 @@ func (d *decoder) reset(data []byte, maxDepth int) {
 	d.redo = false
 	d.careful = false
 	d.shareMin = 0
+	d.known = nil
 	d.errIdx = -1
 	d.counts = [numSlots]int{}
 	d.finds = d.finds[:0]
@@ -87,6 +91,7 @@ func (d *decoder) reset(data []byte, maxDepth int) {
 // the decoder goes back to the pool.
 func (d *decoder) release() {
 	d.data = nil
+	d.known = nil
 	clear(d.finds)
 	d.finds = d.finds[:0]
 	clear(d.members)

@@ -35,6 +35,13 @@ type ParseOptions struct {
 	// decoded object), or own a long one: a 64 MiB line then costs one
 	// copy, not two.
 	ShareMin int
+	// Known lists long strings the caller holds: a string value of the
+	// line that has escapes, is longer than 64 KiB on the line, and
+	// decodes to one of them is returned as that string rather than
+	// decoded into a copy of its own (a CLI's 64 MiB text the runner
+	// already holds from the adapter's event). The value is the same
+	// either way; the strings must not change while the result is in use.
+	Known []string
 }
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
@@ -65,6 +72,22 @@ func Parse(b []byte, opts ParseOptions) (map[string]any, []finding.Finding) {
 		view = view[len(bom):]
 		cm.drop(len(bom))
 	}
+	var first map[string]any
+	var firstFs []finding.Finding
+	tried := false
+	if len(view) >= cleanFirst {
+		// A long line is decoded as it is first: a raw ESC anywhere in it
+		// is a finding of the decoding (outside strings a syntax error,
+		// inside them a raw control byte), so a decoding without one of
+		// its own proves there is none, and the search for one through
+		// the whole line is spared.
+		var clean bool
+		first, firstFs, clean = parseView(b, view, pre[:len(pre):len(pre)], cm, opts, maxDepth)
+		if clean {
+			return first, firstFs
+		}
+		tried = true
+	}
 	if i := bytes.IndexByte(view, esc); i >= 0 {
 		col := cm.orig(i)
 		clean, ncm, n, first := stripANSI(view, cm)
@@ -76,7 +99,24 @@ func Parse(b []byte, opts ParseOptions) (map[string]any, []finding.Finding) {
 			Actual: strconv.Quote(string(first)),
 		})
 		view, cm = clean, ncm
+	} else if tried {
+		// No ESC: the first decoding is the line's.
+		return first, firstFs
 	}
+	m, fs, _ := parseView(b, view, pre, cm, opts, maxDepth)
+	return m, fs
+}
+
+// cleanFirst is the length from which Parse decodes a line before it
+// looks for terminal escapes in it.
+const cleanFirst = 64 << 10
+
+// parseView decodes view, the text of line b after its BOM and terminal
+// escapes (their findings in pre, their columns in cm) went: an SSE
+// prefix is reported and skipped, the rest decoded. clean reports that
+// the decoding found nothing wrong itself (the findings are pre's and
+// the prefix's).
+func parseView(b, view []byte, pre []finding.Finding, cm colMap, opts ParseOptions, maxDepth int) (m map[string]any, fs []finding.Finding, clean bool) {
 	if bytes.HasPrefix(view, []byte("data:")) {
 		n := len("data:")
 		if n < len(view) && view[n] == ' ' {
@@ -90,13 +130,15 @@ func Parse(b []byte, opts ParseOptions) (map[string]any, []finding.Finding) {
 		view = view[n:]
 		cm.drop(n)
 	}
+	npre := len(pre)
 	d := decoders.Get().(*decoder)
 	d.reset(view, maxDepth)
 	d.shareMin = opts.ShareMin
-	m, fs := d.line(b, pre, &cm)
+	d.known = opts.Known
+	m, fs = d.line(b, pre[:npre:npre], &cm)
 	d.release()
 	decoders.Put(d)
-	return m, fs
+	return m, fs, len(fs) == npre
 }
 
 // line decodes the prepared text in d.data and classifies the result.

@@ -30,6 +30,9 @@ func (d *decoder) key() (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if d.hit {
+		return d.known[d.hitIdx], true
+	}
 	n := len(b)
 	if n == 0 || n > maxInternLen {
 		return string(b), true
@@ -51,6 +54,9 @@ func (d *decoder) stringValue() any {
 	b, ok := d.stringBytes()
 	if !ok {
 		return nil
+	}
+	if d.hit {
+		return d.known[d.hitIdx]
 	}
 	n := len(b)
 	if n == 0 {
@@ -134,14 +140,29 @@ func special(x uint64) uint64 {
 }
 
 // plainEnd returns the index of the first byte at or after i that is '"',
-// '\\' or a control byte, or len(data).
+// '\\' or a control byte, or len(data). The first few words are tested in
+// place (keys and short values end there); a longer run is searched in
+// windows that double in size (plainLong), so that a call costs about the
+// length of the run it finds, however far the line goes on.
 func plainEnd(data []byte, i int) int {
-	for i+8 <= len(data) {
+	for k := 0; k < shortWords && i+8 <= len(data); k++ {
 		if special(binary.LittleEndian.Uint64(data[i:])) != 0 {
-			break
+			return plainTail(data, i)
 		}
 		i += 8
 	}
+	if i+8 > len(data) {
+		return plainTail(data, i)
+	}
+	return plainLong(data, i)
+}
+
+// shortWords is how many 8-byte words plainEnd tests in place before it
+// searches in windows.
+const shortWords = 4
+
+// plainTail finds the end of the run byte by byte.
+func plainTail(data []byte, i int) int {
 	for i < len(data) {
 		if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
 			return i
@@ -151,11 +172,74 @@ func plainEnd(data []byte, i int) int {
 	return i
 }
 
+// Window sizes for plainLong.
+const (
+	firstPlainWindow = 256
+	maxPlainWindow   = 64 << 10
+)
+
+// plainLong is plainEnd for a run that goes on past its first words: in
+// each window, the vectorized byte searches find the first quote and the
+// first backslash, and a word-at-a-time test looks for a control byte
+// before them.
+func plainLong(data []byte, i int) int {
+	w := firstPlainWindow
+	for i < len(data) {
+		seg := data[i:min(len(data), i+w)]
+		end := len(seg)
+		if q := bytes.IndexByte(seg, '"'); q >= 0 {
+			end = q
+		}
+		if b := bytes.IndexByte(seg[:end], '\\'); b >= 0 {
+			end = b
+		}
+		if c := controlIndex(seg[:end]); c >= 0 {
+			return i + c
+		}
+		if end < len(seg) {
+			return i + end
+		}
+		i += len(seg)
+		w = min(2*w, maxPlainWindow)
+	}
+	return len(data)
+}
+
+// controlIndex returns the index of the first byte of b below 0x20, or -1.
+// A word holds one when ((x - 0x20 in every byte) &^ x) has a high bit set:
+// a byte below 0x20 (and only such a byte, or one after it) borrows into
+// its high bit, and bytes of 0x80 and above are masked out by &^ x.
+func controlIndex(b []byte) int {
+	const below = lsb * 0x20
+	i := 0
+	for ; i+32 <= len(b); i += 32 {
+		c := b[i : i+32 : i+32]
+		w0 := binary.LittleEndian.Uint64(c[0:8])
+		w1 := binary.LittleEndian.Uint64(c[8:16])
+		w2 := binary.LittleEndian.Uint64(c[16:24])
+		w3 := binary.LittleEndian.Uint64(c[24:32])
+		if ((w0-below)&^w0|(w1-below)&^w1|(w2-below)&^w2|(w3-below)&^w3)&msb != 0 {
+			break
+		}
+	}
+	for ; i+8 <= len(b); i += 8 {
+		if w := binary.LittleEndian.Uint64(b[i:]); (w-below)&^w&msb != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x20 {
+			return i
+		}
+	}
+	return -1
+}
+
 // stringBytes parses the string at d.pos (its opening quote) and returns
 // its decoded content, which aliases d.data when the string has no escapes
 // and d.sbuf otherwise. It reports false after a syntax error.
 func (d *decoder) stringBytes() ([]byte, bool) {
-	d.fresh = false
+	d.fresh, d.hit = false, false
 	start := d.pos + 1
 	i := start
 	if !d.checkUTF8 {
@@ -176,12 +260,20 @@ func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 	data := d.data
 	var buf []byte
 	if end := closingQuote(data, i); end-start > longSlow {
+		if end < len(data) {
+			if k, ok := d.findKnown(data[start:end]); ok {
+				// The caller holds this string already (ParseOptions.Known).
+				d.pos = end + 1
+				d.hit, d.hitIdx = true, k
+				return nil, true
+			}
+		}
 		// A long string is decoded into a buffer of its own, sized for it
 		// (the decoded text is never longer, unless invalid UTF-8 grows
 		// it), which stringValue keeps as the string: one copy of a
 		// 64 MiB string instead of a growing scratch buffer and a copy,
 		// and no scratch buffer that size kept in the pool.
-		buf = append(make([]byte, 0, end-start), data[start:i]...)
+		buf = appendPieces(make([]byte, 0, end-start), data[start:i])
 		d.fresh = true
 	} else {
 		buf = append(d.sbuf[:0], data[start:i]...)
@@ -261,11 +353,91 @@ func (d *decoder) stringSlow(start, i int) ([]byte, bool) {
 				i++
 			} else {
 				j := plainEnd(data, i+1)
-				buf = append(buf, data[i:j]...)
+				buf = appendPieces(buf, data[i:j])
 				i = j
 			}
 		}
 	}
+}
+
+// findKnown returns the index of the known string that the string body
+// raw (between its quotes) decodes to, without a finding.
+func (d *decoder) findKnown(raw []byte) (int, bool) {
+	if d.checkUTF8 {
+		return 0, false
+	}
+	for k, s := range d.known {
+		// An escape is 2 to 12 bytes for 1 to 4 decoded: the decoded
+		// string is at most as long as its body, and over a sixth of it.
+		if len(s) <= len(raw) && 6*len(s) >= len(raw) && decodesTo(raw, s) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// decodesTo reports whether the string body raw (valid UTF-8, between its
+// quotes) decodes to exactly s, as stringSlow decodes it, and without a
+// finding (a lone surrogate, a bad escape, a raw control byte or a stray
+// quote make it false: stringSlow then decodes and reports them).
+func decodesTo(raw []byte, s string) bool {
+	var enc [utf8.UTFMax]byte
+	i, p := 0, 0 // raw consumed, s matched
+	for i < len(raw) {
+		if j := plainEnd(raw, i); j > i {
+			n := j - i
+			if len(s)-p < n || !equalPieces(raw[i:j], s[p:p+n]) {
+				return false
+			}
+			i, p = j, p+n
+			continue
+		}
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			return false
+		}
+		var c byte
+		switch e := raw[i+1]; e {
+		case '"', '\\', '/':
+			c = e
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		case 'u':
+			r, bad := hex4(raw, i+2)
+			if bad >= 0 {
+				return false
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2, bad := hex4(raw, i+2)
+				if r >= 0xDC00 || bad >= 0 || i+1 >= len(raw) || raw[i] != '\\' || raw[i+1] != 'u' || r2 < 0xDC00 || r2 > 0xDFFF {
+					return false
+				}
+				r = utf16.DecodeRune(r, r2)
+				i += 6
+			}
+			n := utf8.EncodeRune(enc[:], r)
+			if len(s)-p < n || string(enc[:n]) != s[p:p+n] {
+				return false
+			}
+			p += n
+			continue
+		default:
+			return false
+		}
+		if p >= len(s) || s[p] != c {
+			return false
+		}
+		i, p = i+2, p+1
+	}
+	return p == len(s)
 }
 
 // longSlow is the length from which a string with escapes is decoded
@@ -276,9 +448,11 @@ const longSlow = 64 << 10
 // whose body reaches i, or len(data) when none does.
 func closingQuote(data []byte, i int) int {
 	for i < len(data) {
-		q := bytes.IndexByte(data[i:], '"')
+		w := data[i:min(len(data), i+piece)]
+		q := bytes.IndexByte(w, '"')
 		if q < 0 {
-			return len(data)
+			i += len(w)
+			continue
 		}
 		i += q
 		bs := 0
@@ -291,6 +465,33 @@ func closingQuote(data []byte, i int) int {
 		i++
 	}
 	return len(data)
+}
+
+// piece is the most that one memmove, comparison or byte search of a
+// long string covers at a time: a goroutine inside one cannot be
+// preempted, and a collection that waits for it makes the runtime signal
+// it over and over.
+const piece = 1 << 20
+
+// appendPieces appends b to buf a piece at a time.
+func appendPieces(buf, b []byte) []byte {
+	for len(b) > piece {
+		buf = append(buf, b[:piece]...)
+		b = b[piece:]
+	}
+	return append(buf, b...)
+}
+
+// equalPieces reports whether b and s (of the same length) are equal,
+// comparing a piece at a time.
+func equalPieces(b []byte, s string) bool {
+	for len(b) > piece {
+		if string(b[:piece]) != s[:piece] {
+			return false
+		}
+		b, s = b[piece:], s[piece:]
+	}
+	return string(b) == s
 }
 
 // hex4 decodes the four hex digits at data[i:]. It returns the column of

@@ -200,12 +200,23 @@ func (v *Validator) Types() []string { return v.types }
 // are drift, not problems; so are properties and open-enum values the
 // schema does not name.
 func (v *Validator) Validate(obj map[string]any) Result {
+	return v.validate(obj, true)
+}
+
+// validate is Validate; standIns lets the library judge long strings by
+// a stand-in where it is blind to them (standin.go).
+func (v *Validator) validate(obj map[string]any, standIns bool) Result {
 	b, res := v.pick(obj)
 	if b == nil {
 		return res
 	}
 	res.Kind = b.kind
-	if err := b.schema.Validate(obj); err != nil {
+	inst := obj
+	if standIns {
+		inst = b.withStandIns(obj)
+	}
+	// Drift is found on the event itself.
+	if err := b.schema.Validate(inst); err != nil {
 		for _, l := range leaves(err) {
 			res.Problems = append(res.Problems, problemOf(l))
 		}

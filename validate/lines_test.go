@@ -3,6 +3,7 @@ package validate
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agentconform/agentconform/finding"
+	"github.com/agentconform/agentconform/jsonl"
 	"github.com/agentconform/agentconform/schemas"
 )
 
@@ -24,7 +26,9 @@ func TestLinesAgrees(t *testing.T) {
 	inputs := map[string]string{
 		"unified": `{"type":"sessionStarted","sessionId":"s","agent":"codex"}` + "\n" + long + "\n" +
 			`{"type":"turnCompleted","sessionId":"s","status":"completed"}`,
-		"framing":   "\xef\xbb\xbf{\"a\":1}\r\n\n\r\n{\"b\":2}\r\r\n" + long + "\nnot json\n{\"type\":\"nope\"}",
+		"framing": "\xef\xbb\xbf{\"a\":1}\r\n\n\r\n{\"b\":2}\r\r\n" + long + "\nnot json\n{\"type\":\"nope\"}",
+		"decoding": `{"type":"textChunk","type":"textChunk","sessionId":"s"}` + "\n" + `{"type":"textChunk"} {"a":1}` + "\n" +
+			`{"type":"textChunk","content":"\ud800"}` + "\n" + `{"type":"textChunk",` + "\n" + "\x1b[0m" + long,
 		"too long":  long + "\n" + long + long,
 		"bom only":  "\xef\xbb\xbf\n{\"a\":1}",
 		"empty":     "",
@@ -82,6 +86,44 @@ func TestLinesAgrees(t *testing.T) {
 			if d := cmp.Diff(wantR, gotR, cmpopts.EquateEmpty()); d != "" {
 				t.Errorf("%s, %s: result differs from Stream's (-Stream +Lines):\n%s", name, oname, d)
 			}
+			// LinesDecoded with every line decoded by the caller (all of
+			// them, or the first half only) agrees too, and leaves the
+			// caller's decodings as they were.
+			for _, part := range []int{len(lines), len(lines) / 2} {
+				decoded := make([]Decoded, part)
+				for i := range decoded {
+					obj, fs := jsonl.Parse(lines[i], jsonl.ParseOptions{ShareMin: i % 2})
+					decoded[i] = Decoded{Obj: obj, Findings: fs}
+				}
+				before := cloneDecoded(decoded)
+				gotF, gotR, gotErr := run(func(r Reporter) (*Result, error) {
+					return LinesDecoded(context.Background(), lines, decoded, "t.jsonl", opts, r)
+				})
+				if (wantErr == nil) != (gotErr == nil) {
+					t.Errorf("%s, %s, %d decoded: error %v, Stream's %v", name, oname, part, gotErr, wantErr)
+				}
+				if d := cmp.Diff(wantF, gotF, cmpopts.EquateEmpty()); d != "" {
+					t.Errorf("%s, %s, %d decoded: findings differ from Stream's (-Stream +LinesDecoded):\n%s", name, oname, part, d)
+				}
+				if d := cmp.Diff(wantR, gotR, cmpopts.EquateEmpty()); d != "" {
+					t.Errorf("%s, %s, %d decoded: result differs from Stream's (-Stream +LinesDecoded):\n%s", name, oname, part, d)
+				}
+				if d := cmp.Diff(before, decoded, cmpopts.EquateEmpty()); d != "" {
+					t.Errorf("%s, %s: LinesDecoded changed the decodings (-before +after):\n%s", name, oname, d)
+				}
+			}
 		}
 	}
+}
+
+// cloneDecoded copies the decodings deeply enough to see a change.
+func cloneDecoded(ds []Decoded) []Decoded {
+	out := make([]Decoded, len(ds))
+	for i, d := range ds {
+		b, _ := json.Marshal(d.Obj)
+		var obj map[string]any
+		json.Unmarshal(b, &obj)
+		out[i] = Decoded{Obj: obj, Findings: append([]finding.Finding(nil), d.Findings...)}
+	}
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -181,6 +182,24 @@ func Stream(ctx context.Context, r io.Reader, name string, opts Options, report 
 // line that holds a "\n", or a first line that opens a transcript, is
 // validated through Stream.
 func Lines(ctx context.Context, lines [][]byte, name string, opts Options, report Reporter) (*Result, error) {
+	return LinesDecoded(ctx, lines, nil, name, opts, report)
+}
+
+// Decoded is what jsonl.Parse returned for one line (with any
+// ParseOptions but MaxDepth: the values do not depend on ShareMin): its
+// object and its findings, not yet located.
+type Decoded struct {
+	Obj      map[string]any
+	Findings []finding.Finding
+}
+
+// LinesDecoded is Lines for lines the caller has decoded already:
+// decoded[i], when i < len(decoded), is jsonl.Parse's result for
+// lines[i], which the validation takes instead of decoding the line once
+// more (a line it would cut differently, one with a BOM or a trailing
+// "\r", it decodes itself). The result is Lines' exactly. Neither the
+// objects nor the findings are changed.
+func LinesDecoded(ctx context.Context, lines [][]byte, decoded []Decoded, name string, opts Options, report Reporter) (*Result, error) {
 	joined := false
 	for _, l := range lines {
 		joined = joined || bytes.IndexByte(l, '\n') >= 0
@@ -196,7 +215,7 @@ func Lines(ctx context.Context, lines [][]byte, name string, opts Options, repor
 		return res, err
 	}
 	src := newMemLines(lines, opts.MaxLineBytes)
-	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}, owned: true}
+	p := &pipe{opts: opts, name: name, res: res, report: report, drift: map[string]*DriftEntry{}, owned: true, lines: lines, decoded: decoded}
 	peeked, readErr := p.peek(ctx, src)
 	p.setup(peeked)
 	err := p.run(ctx, src, peeked, readErr)
@@ -361,9 +380,11 @@ type pipe struct {
 	parseOpts    jsonl.ParseOptions
 	drift        map[string]*DriftEntry
 	stdinIsJSONL bool
-	owned        bool // the lines are the caller's, not copies (Lines)
-	events       int  // events seen (decoded objects fed to the checks)
-	known        int  // events of a type the schema knows
+	owned        bool      // the lines are the caller's, not copies (Lines)
+	lines        [][]byte  // the caller's lines (Lines)
+	decoded      []Decoded // their objects, decoded already (LinesDecoded)
+	events       int       // events seen (decoded objects fed to the checks)
+	known        int       // events of a type the schema knows
 }
 
 // peek reads the first lines, so the dialect and version can be told before
@@ -400,7 +421,7 @@ func (p *pipe) setup(peeked []lineRec) {
 		if rec.line.TooLong {
 			continue
 		}
-		rec.peekObj, rec.peekFind = jsonl.Parse(rec.line.Bytes, p.parseOpts)
+		rec.peekObj, rec.peekFind = p.parse(rec.line)
 		rec.peekDone = true
 		if rec.peekObj != nil {
 			objs = append(objs, rec.peekObj)
@@ -673,18 +694,7 @@ func (p *pipe) process(rec *lineRec, out *lineOut) {
 	}
 	obj, fs := rec.peekObj, rec.peekFind
 	if !rec.peekDone {
-		opts := p.parseOpts
-		switch {
-		case p.owned:
-			// The caller's lines stay as they are (Lines): strings can
-			// stay in them.
-			opts.ShareMin = 1
-		case len(l.Bytes) > arenaChunk:
-			// The line has its copy to itself (copyLine): its long
-			// strings can stay in it rather than be copied once more.
-			opts.ShareMin = arenaChunk
-		}
-		obj, fs = jsonl.Parse(l.Bytes, opts)
+		obj, fs = p.parse(l)
 	}
 	jsonl.Locate(fs, p.name, l)
 	out.findings = append(out.findings, fs...)
@@ -717,6 +727,29 @@ func (p *pipe) process(rec *lineRec, out *lineOut) {
 	}
 	out.drift = r.Drift
 	out.known = r.Kind != ""
+}
+
+// parse decodes line l, or takes its decoding from p.decoded. The
+// findings are the caller's to locate.
+func (p *pipe) parse(l jsonl.Line) (map[string]any, []finding.Finding) {
+	if i := l.Number - 1; p.owned && i < len(p.decoded) && len(l.Bytes) == len(p.lines[i]) {
+		// The line is lines[i] whole (memLines numbers lines by their
+		// index and took nothing off this one).
+		d := p.decoded[i]
+		return d.Obj, slices.Clone(d.Findings)
+	}
+	opts := p.parseOpts
+	switch {
+	case p.owned:
+		// The caller's lines stay as they are (Lines): strings can
+		// stay in them.
+		opts.ShareMin = 1
+	case len(l.Bytes) > arenaChunk:
+		// The line has its copy to itself (copyLine): its long
+		// strings can stay in it rather than be copied once more.
+		opts.ShareMin = arenaChunk
+	}
+	return jsonl.Parse(l.Bytes, opts)
 }
 
 func dirLabel(d sequence.Direction) string {
