@@ -37,18 +37,28 @@ func unmarshalLong(raw []byte, v any, shared bool) error {
 		return json.Unmarshal(raw, v)
 	}
 	longs, ok := longStrings(raw)
-	if !ok || len(longs) == 0 || bytes.Contains(raw, []byte(longNonce)) {
-		// (A line that spells this process's stand-ins is read as it is.)
+	if !ok || len(longs) == 0 {
 		return json.Unmarshal(raw, v)
 	}
+	// A line that spells this process's stand-ins is read as it is. Only
+	// what lies between the long strings is looked at: a stand-in in one
+	// of them is taken out with it (and the nonce, hex digits, cannot
+	// run across a string's quote).
+	nonce := []byte(longNonce)
 	small := make([]byte, 0, 256)
 	last := 0
 	for k, l := range longs {
+		if bytes.Contains(raw[last:l.start], nonce) {
+			return json.Unmarshal(raw, v)
+		}
 		small = append(small, raw[last:l.start]...)
 		small = append(small, '"')
 		small = append(small, longMarker(k)...)
 		small = append(small, '"')
 		last = l.end
+	}
+	if bytes.Contains(raw[last:], nonce) {
+		return json.Unmarshal(raw, v)
 	}
 	small = append(small, raw[last:]...)
 	if err := json.Unmarshal(small, v); err != nil {

@@ -32,6 +32,7 @@ func TestUnmarshalAgrees(t *testing.T) {
 		"delta":             `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + long[:4096] + `"}},"session_id":"s"}`,
 		"just short":        `{"message":{"id":"` + long[:longString-1] + `","content":"` + long[:longLine] + `"}}`,
 		"marker lookalike":  `{"message":{"id":"` + long + `","content":["\u0000agentconform-long-` + longNonce + `-0\u0000","\u0000agentconform-long-` + longNonce + `-7\u0000"]}}`,
+		"nonce in long":     `{"message":{"id":"` + long + longNonce + `","content":["` + longNonce + long + `"]}}`,
 		"codex item":        `{"type":"item.completed","item":{"id":"i","type":"command_execution","aggregated_output":"` + long + `","exit_code":0,"result":{"out":"` + long + `"}}}`,
 		"gemini tool_use":   `{"type":"tool_use","tool_name":"x","parameters":{"a":"` + long + `","b":[1,2]}}`,
 		"white space":       " \t{ \"message\" : { \"id\" : \"" + long + "\" } }\n",

@@ -31,6 +31,30 @@ func FuzzShimToolResultMarshal(f *testing.F) {
 	})
 }
 
+// FuzzShimTextMarshal holds the hand-written ShimText and ShimThinking
+// lines to what encoding/json writes for the same structs.
+func FuzzShimTextMarshal(f *testing.F) {
+	for _, s := range []string{"", "plain", `"q" \ <&> `, "é 漢 \u2028\u2029\t\n\x01\x7f\xff", "\xff\xfe", "\xed\xa0\x80"} {
+		f.Add(s, true)
+	}
+	f.Add("x", false)
+	f.Fuzz(func(t *testing.T, text string, thinking bool) {
+		type plainText ShimText
+		want, werr := marshalShim("text", "", (*plainText)(&ShimText{Content: text}))
+		got, gerr := (&ShimText{Content: text}).MarshalJSON()
+		if werr != nil || gerr != nil || string(got) != string(want) {
+			t.Fatalf("text %q:\n got %s (%v)\nwant %s (%v)", text, got, gerr, want, werr)
+		}
+		type plainThinking ShimThinking
+		e := &ShimThinking{IsThinking: thinking, Thought: text}
+		want, werr = marshalShim("thinking", "", (*plainThinking)(e))
+		got, gerr = e.MarshalJSON()
+		if werr != nil || gerr != nil || string(got) != string(want) {
+			t.Fatalf("thinking %q:\n got %s (%v)\nwant %s (%v)", text, got, gerr, want, werr)
+		}
+	})
+}
+
 // FuzzJSONStringValue holds jsonStringValue to json.Unmarshal into a
 // string: the same value when the bytes are one JSON string, and no value
 // when they are anything else.
