@@ -104,7 +104,7 @@ func (p *claudeParser) beginTurn(int, string) []fact {
 	return nil
 }
 
-func (p *claudeParser) line(raw []byte) ([]fact, error) {
+func (p *claudeParser) line(raw []byte, owned bool) ([]fact, error) {
 	h, err := readHeader(raw, "claude", false)
 	if err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func (p *claudeParser) line(raw []byte) ([]fact, error) {
 			return nil, nil
 		}
 		var l claudeInit
-		if err := decodeAs(raw, &l, "claude system/init"); err != nil {
+		if err := decodeAs(raw, owned, &l, "claude system/init"); err != nil {
 			return nil, err
 		}
 		if h.SessionID != "" {
@@ -131,7 +131,7 @@ func (p *claudeParser) line(raw []byte) ([]fact, error) {
 		}}, nil
 	case "assistant", "user":
 		var l claudeMessageLine
-		if err := decodeAs(raw, &l, "claude "+h.Type); err != nil {
+		if err := decodeAs(raw, owned, &l, "claude "+h.Type); err != nil {
 			return nil, err
 		}
 		if h.Type == "assistant" {
@@ -140,13 +140,13 @@ func (p *claudeParser) line(raw []byte) ([]fact, error) {
 		return p.user(&l)
 	case "stream_event":
 		var l claudeStreamLine
-		if err := decodeAs(raw, &l, "claude stream_event"); err != nil {
+		if err := decodeAs(raw, owned, &l, "claude stream_event"); err != nil {
 			return nil, err
 		}
 		return p.streamEvent(l.Event), nil
 	case "tool_progress":
 		var l claudeToolProgress
-		if err := decodeAs(raw, &l, "claude tool_progress"); err != nil {
+		if err := decodeAs(raw, owned, &l, "claude tool_progress"); err != nil {
 			return nil, err
 		}
 		if l.ToolUseID != "" {
@@ -154,7 +154,7 @@ func (p *claudeParser) line(raw []byte) ([]fact, error) {
 		}
 	case "result":
 		var l claudeResult
-		if err := decodeAs(raw, &l, "claude result"); err != nil {
+		if err := decodeAs(raw, owned, &l, "claude result"); err != nil {
 			return nil, err
 		}
 		p.result(&l)
@@ -187,7 +187,7 @@ func blocks(m *claudeMessage) ([]claudeBlock, error) {
 	// Decoded whole when it can be (one pass instead of three); block by
 	// block when a block is broken, to keep the others.
 	var all []claudeBlock
-	if unmarshalShared(m.Content, &all) == nil { // Content is the parser's own copy
+	if unmarshalShared(m.Content, &all) == nil { // Content is the parser's own copy, or part of an owned line
 		return all, nil
 	}
 	var raws []json.RawMessage

@@ -74,7 +74,7 @@ func (p *geminiParser) beginTurn(int, string) []fact {
 	return nil
 }
 
-func (p *geminiParser) line(raw []byte) ([]fact, error) {
+func (p *geminiParser) line(raw []byte, owned bool) ([]fact, error) {
 	h, err := readHeader(raw, "gemini", true)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (p *geminiParser) line(raw []byte) ([]fact, error) {
 	switch h.Type {
 	case "init":
 		var l geminiInit
-		if err := decodeAs(raw, &l, "gemini init"); err != nil {
+		if err := decodeAs(raw, owned, &l, "gemini init"); err != nil {
 			return nil, err
 		}
 		p.sid = l.SessionID
@@ -93,7 +93,7 @@ func (p *geminiParser) line(raw []byte) ([]fact, error) {
 		return []fact{factSession{id: l.SessionID, model: first(l.Model, p.opts.Model), cwd: p.opts.Cwd, approvalMode: approval}}, nil
 	case "message":
 		var l geminiMessage
-		if err := decodeAs(raw, &l, "gemini message"); err != nil {
+		if err := decodeAs(raw, owned, &l, "gemini message"); err != nil {
 			return nil, err
 		}
 		if l.Role == "user" {
@@ -105,25 +105,25 @@ func (p *geminiParser) line(raw []byte) ([]fact, error) {
 		return []fact{factText{kind: textAnswer, text: l.Content, partial: l.Delta}}, nil
 	case "tool_use":
 		var l geminiToolUse
-		if err := decodeAs(raw, &l, "gemini tool_use"); err != nil {
+		if err := decodeAs(raw, owned, &l, "gemini tool_use"); err != nil {
 			return nil, err
 		}
 		return []fact{factToolStart{id: l.ToolID, name: l.ToolName, shimName: l.ToolName, input: toolInput(l.Parameters)}}, nil
 	case "tool_result":
 		var l geminiToolResult
-		if err := decodeAs(raw, &l, "gemini tool_result"); err != nil {
+		if err := decodeAs(raw, owned, &l, "gemini tool_result"); err != nil {
 			return nil, err
 		}
 		return []fact{geminiToolEnd(&l)}, nil
 	case "error":
 		var l geminiErrorEvent
-		if err := decodeAs(raw, &l, "gemini error"); err != nil {
+		if err := decodeAs(raw, owned, &l, "gemini error"); err != nil {
 			return nil, err
 		}
 		return []fact{factText{kind: textNotice, text: l.Message}}, nil
 	case "result":
 		var l geminiResult
-		if err := decodeAs(raw, &l, "gemini result"); err != nil {
+		if err := decodeAs(raw, owned, &l, "gemini result"); err != nil {
 			return nil, err
 		}
 		p.term = geminiTerminal(&l)

@@ -330,9 +330,14 @@ func rawStrings(raws []json.RawMessage) []string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // decodeAs decodes a line into the struct of its type, naming the type in
-// the error.
-func decodeAs(raw []byte, v any, what string) error {
-	if err := unmarshal(raw, v); err != nil {
+// the error. An owned line (see ownedLiner) is decoded by unmarshalShared:
+// its long strings and raw values stay in it, uncopied.
+func decodeAs(raw []byte, owned bool, v any, what string) error {
+	decode := unmarshal
+	if owned {
+		decode = unmarshalShared
+	}
+	if err := decode(raw, v); err != nil {
 		return fmt.Errorf("%s: undecodable line: %w", what, err)
 	}
 	return nil

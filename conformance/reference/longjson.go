@@ -45,6 +45,7 @@ func unmarshalLong(raw []byte, v any, shared bool) error {
 	// of them is taken out with it (and the nonce, hex digits, cannot
 	// run across a string's quote).
 	nonce := []byte(longNonce)
+	ll := &longDoc{raw: raw, longs: longs, shared: shared, at: make([]int, len(longs))}
 	small := make([]byte, 0, 256)
 	last := 0
 	for k, l := range longs {
@@ -52,6 +53,7 @@ func unmarshalLong(raw []byte, v any, shared bool) error {
 			return json.Unmarshal(raw, v)
 		}
 		small = append(small, raw[last:l.start]...)
+		ll.at[k] = len(small)
 		small = append(small, '"')
 		small = append(small, longMarker(k)...)
 		small = append(small, '"')
@@ -65,8 +67,52 @@ func unmarshalLong(raw []byte, v any, shared bool) error {
 		reflect.ValueOf(v).Elem().SetZero()
 		return json.Unmarshal(raw, v)
 	}
-	putBack(reflect.ValueOf(v).Elem(), raw, longs, shared)
+	ll.small = small
+	putBack(reflect.ValueOf(v).Elem(), ll)
 	return nil
+}
+
+// longDoc is a line unmarshalLong decodes: the line, its long strings,
+// and small, the line with a stand-in for each, the k-th at small[at[k]:].
+type longDoc struct {
+	raw, small []byte
+	longs      []span
+	at         []int
+	shared     bool // the values put back may share raw's memory
+}
+
+// rawOffset maps an offset of small that is not inside a stand-in to the
+// same place in raw (-1 for one inside).
+func (ll *longDoc) rawOffset(off int) int {
+	grown := 0 // how much longer raw is than small before off
+	for k, l := range ll.longs {
+		tok := 2 + len(longMarker(k))
+		switch {
+		case off <= ll.at[k]:
+			return off + grown
+		case off < ll.at[k]+tok:
+			return -1
+		}
+		grown += l.end - l.start - tok
+	}
+	return off + grown
+}
+
+// sharedRaw returns the part of raw that a raw value r holding stand-ins
+// was decoded from, uncopied: encoding/json copies a raw value's bytes as
+// they are, and small spells each stand-in once (and this process's
+// nonce nowhere else), so r lies in small at one place, which maps to
+// the part of raw between the same long strings.
+func (ll *longDoc) sharedRaw(r []byte) ([]byte, bool) {
+	i := bytes.Index(ll.small, r)
+	if i < 0 {
+		return nil, false
+	}
+	start, end := ll.rawOffset(i), ll.rawOffset(i+len(r))
+	if start < 0 || end < start {
+		return nil, false
+	}
+	return ll.raw[start:end:end], true // full: an append to it copies
 }
 
 const (
@@ -231,23 +277,23 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
-// putBack replaces the stand-ins in v by the long strings of raw (copies,
-// or parts of raw when shared).
-func putBack(v reflect.Value, raw []byte, longs []span, shared bool) {
+// putBack replaces the stand-ins in v by the long strings of the line
+// (copies, or parts of it when shared).
+func putBack(v reflect.Value, ll *longDoc) {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
-			putBack(v.Elem(), raw, longs, shared)
+			putBack(v.Elem(), ll)
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
-				putBack(f, raw, longs, shared)
+				putBack(f, ll)
 			}
 		}
 	case reflect.Slice:
 		if v.Type() == rawMessageType {
-			if r, ok := putBackRaw(v.Bytes(), raw, longs); ok {
+			if r, ok := ll.putBackRaw(v.Bytes()); ok {
 				v.SetBytes(r)
 			}
 			return
@@ -256,27 +302,42 @@ func putBack(v reflect.Value, raw []byte, longs []span, shared bool) {
 			return
 		}
 		for i := range v.Len() {
-			putBack(v.Index(i), raw, longs, shared)
+			putBack(v.Index(i), ll)
 		}
 	case reflect.Array:
 		for i := range v.Len() {
-			putBack(v.Index(i), raw, longs, shared)
+			putBack(v.Index(i), ll)
 		}
 	case reflect.String:
-		if k := longIndex(v.String()); k >= 0 && k < len(longs) {
-			tok := raw[longs[k].start:longs[k].end]
+		if k := longIndex(v.String()); k >= 0 && k < len(ll.longs) {
+			tok := ll.raw[ll.longs[k].start:ll.longs[k].end]
 			body := tok[1 : len(tok)-1]
 			switch {
 			case bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body):
 				s, _ := unquote(tok) // a valid token (jsonvalid): it decodes
 				v.SetString(s)
-			case shared:
+			case ll.shared:
 				v.SetString(unsafe.String(unsafe.SliceData(body), len(body)))
 			default:
 				v.SetString(string(body))
 			}
 		}
 	}
+}
+
+// putBackRaw is the raw value r with the long strings' tokens in place of
+// its stand-ins: the part of the line it came from when shared, else a
+// copy; ok is false when it holds none.
+func (ll *longDoc) putBackRaw(r []byte) ([]byte, bool) {
+	if !bytes.Contains(r, []byte(`"\u0000agentconform-long-`+longNonce+"-")) {
+		return nil, false
+	}
+	if ll.shared {
+		if out, ok := ll.sharedRaw(r); ok {
+			return out, true
+		}
+	}
+	return putBackRaw(r, ll.raw, ll.longs)
 }
 
 // putBackRaw rebuilds a raw value that holds stand-ins with the long

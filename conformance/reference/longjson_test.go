@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -33,6 +34,7 @@ func TestUnmarshalAgrees(t *testing.T) {
 		"just short":        `{"message":{"id":"` + long[:longString-1] + `","content":"` + long[:longLine] + `"}}`,
 		"marker lookalike":  `{"message":{"id":"` + long + `","content":["\u0000agentconform-long-` + longNonce + `-0\u0000","\u0000agentconform-long-` + longNonce + `-7\u0000"]}}`,
 		"nonce in long":     `{"message":{"id":"` + long + longNonce + `","content":["` + longNonce + long + `"]}}`,
+		"spaced raw":        `{"message":{"content": [ {"type" : "text", "text":"` + long + `" } , "` + long + `" ] , "id" : "m" }}`,
 		"codex item":        `{"type":"item.completed","item":{"id":"i","type":"command_execution","aggregated_output":"` + long + `","exit_code":0,"result":{"out":"` + long + `"}}}`,
 		"gemini tool_use":   `{"type":"tool_use","tool_name":"x","parameters":{"a":"` + long + `","b":[1,2]}}`,
 		"white space":       " \t{ \"message\" : { \"id\" : \"" + long + "\" } }\n",
@@ -61,8 +63,29 @@ func TestUnmarshalAgrees(t *testing.T) {
 				if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(want, got) {
 					t.Errorf("%s into %s: unmarshal gives %v, %.300v; json.Unmarshal %v, %.300v", name, tname, gerr, got, werr, want)
 				}
+				shared := mk()
+				serr := unmarshalShared(bytes.Clone(raw), shared)
+				if fmt.Sprint(werr) != fmt.Sprint(serr) || !reflect.DeepEqual(want, shared) {
+					t.Errorf("%s into %s: unmarshalShared gives %v, %.300v; json.Unmarshal %v, %.300v", name, tname, serr, shared, werr, want)
+				}
 			}
 		}
+	}
+}
+
+// TestUnmarshalSharedRaw: a raw value with long strings in it is, shared,
+// the part of the line it came from, not a copy.
+func TestUnmarshalSharedRaw(t *testing.T) {
+	long := strings.Repeat("ladder padding ", 1<<20/15)
+	line := []byte(`{"type":"assistant","message":{"id":"m1","content":[ {"type":"text","text":"` + long + `"} ]}}`)
+	var l claudeMessageLine
+	if err := unmarshalShared(line, &l); err != nil {
+		t.Fatal(err)
+	}
+	c := l.Message.Content
+	i := bytes.Index(line, []byte(`[ {`))
+	if len(c) == 0 || &c[0] != &line[i] || cap(c) != len(c) {
+		t.Errorf("content %.40q... is not the line's own bytes at %d (or has room to grow into the line)", c, i)
 	}
 }
 
