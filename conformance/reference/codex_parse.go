@@ -289,7 +289,7 @@ func codexToolEnd(id string, it *codexItem) []fact {
 	end := factToolEnd{id: id, ok: true}
 	switch it.Type {
 	case "command_execution":
-		end.result = jsonString(it.AggregatedOutput)
+		end.result, end.text, end.isText = jsonString(it.AggregatedOutput), it.AggregatedOutput, true
 		code := int64(0)
 		if it.ExitCode != nil {
 			code = int64(*it.ExitCode)

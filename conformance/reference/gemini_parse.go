@@ -135,7 +135,7 @@ func (p *geminiParser) line(raw []byte, owned bool) ([]fact, error) {
 func geminiToolEnd(l *geminiToolResult) factToolEnd {
 	end := factToolEnd{id: l.ToolID, ok: l.Status == "success"}
 	if l.Output != nil {
-		end.result = jsonString(*l.Output)
+		end.result, end.text, end.isText = jsonString(*l.Output), *l.Output, true
 	}
 	if !end.ok {
 		switch {

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -72,6 +73,23 @@ func FuzzJSONStringValue(f *testing.F) {
 		}
 		if ok && (werr != nil || got != want) {
 			t.Fatalf("%q: jsonStringValue %q, json.Unmarshal %q (error %v)", raw, got, want, werr)
+		}
+	})
+}
+
+// FuzzShimContentText holds a tool result's content as the shim shows it
+// from the text the parser had to what it shows from the result decoded
+// again.
+func FuzzShimContentText(f *testing.F) {
+	for _, s := range []string{"", "out\n", `"q" \ <&>`, "é 漢 \u2028\t\x01\x7f", "\xff\xfe", strings.Repeat("long output line\n", 2000)} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, text string, ok bool) {
+		with := factToolEnd{id: "t", ok: ok, result: jsonString(text), text: text, isText: true}
+		without := with
+		without.text, without.isText = "", false
+		if got, want := shimContent(with), shimContent(without); string(got) != string(want) {
+			t.Fatalf("text %q: content %.200s, decoded again %.200s", text, got, want)
 		}
 	})
 }
