@@ -91,7 +91,7 @@ func (s *LineSplitter) emitLine(rest []byte, emit func(line []byte)) {
 // its size.
 const (
 	gatherMax   = 1 << 20
-	gatherChunk = 4 << 20 // two huge pages: one at least lies aligned in it
+	gatherChunk = 1 << 20
 )
 
 // gather appends part to the current line.
@@ -103,9 +103,7 @@ func (s *LineSplitter) gather(part []byte) {
 	}
 	for len(part) > 0 {
 		if n := len(s.more); n == 0 || len(s.more[n-1]) == cap(s.more[n-1]) {
-			c := make([]byte, 0, gatherChunk)
-			adviseHuge(c)
-			s.more = append(s.more, c)
+			s.more = append(s.more, make([]byte, 0, gatherChunk))
 		}
 		last := &s.more[len(s.more)-1]
 		k := min(len(part), cap(*last)-len(*last))
@@ -115,24 +113,13 @@ func (s *LineSplitter) gather(part []byte) {
 }
 
 // gathered returns the current line with rest appended: in buf when it
-// fits, else joined from buf and the chunks in a new buffer of its size
-// (in huge pages where the kernel has them: adviseHuge).
+// fits, else joined from buf and the chunks in a new buffer of its size.
 func (s *LineSplitter) gathered(rest []byte) []byte {
 	s.gather(rest)
 	if len(s.more) == 0 {
 		return s.buf
 	}
-	n := len(s.buf)
-	for _, c := range s.more {
-		n += len(c)
-	}
-	line := make([]byte, 0, n)
-	adviseHuge(line)
-	line = append(line, s.buf...)
-	for _, c := range s.more {
-		line = append(line, c...) // a chunk at a time: each copy can be preempted between
-	}
-	return line
+	return bytes.Join(append([][]byte{s.buf}, s.more...), nil)
 }
 
 // handOver gives up what holds an emitted line under Keep.
