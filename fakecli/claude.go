@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf16"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/jsonl"
 	"github.com/agentconform/agentconform/transcript"
@@ -1002,7 +1003,7 @@ func (c *claudeState) emit(e *engine, v any) flow {
 	if err != nil {
 		return flowNone
 	}
-	return c.emitLine(e, string(b))
+	return c.emitLine(e, unsafe.String(unsafe.SliceData(b), len(b))) // b is this call's own: not copied again
 }
 
 // emitLine writes a synthesized line, through the output format if any.

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/agentconform/agentconform/jsonl"
+	"github.com/agentconform/agentconform/jsonstr"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -225,7 +226,53 @@ func (c *claudeState) streamEv(e *engine, a *streamedAssistant, ev any, ttft boo
 		ms := time.Since(c.turnStart).Milliseconds()
 		w.TTFTMs = &ms
 	}
+	if line, ok := spliceDelta(w); ok {
+		return c.emitLine(e, line)
+	}
 	return c.emit(e, w)
+}
+
+// spliceMin is the delta text from which spliceDelta writes a delta.
+const spliceMin = 1 << 10
+
+// spliceDelta marshals a stream_event whose event is a text or thinking
+// delta of spliceMin bytes or more as encoding/json does, but with the
+// text encoded by package jsonstr into a buffer of the line's size and
+// spliced into the event marshalled without it: a 64 MiB block streams
+// as 4,096 deltas of 16 KiB, and encoding/json looked at every byte
+// through a table into a buffer that doubled its way up to each one.
+func spliceDelta(w streamEvent) (string, bool) {
+	d, ok := w.Event.(blockDeltaEvent)
+	if !ok {
+		return "", false
+	}
+	var text, member string
+	switch td := d.Delta.(type) {
+	case textDelta:
+		text, member = td.Text, `"type":"text_delta","text":""`
+		td.Text = ""
+		d.Delta = td
+	case thinkingDelta:
+		text, member = td.Thinking, `"type":"thinking_delta","thinking":""`
+		td.Thinking = ""
+		d.Delta = td
+	default:
+		return "", false
+	}
+	if len(text) < spliceMin {
+		return "", false
+	}
+	w.Event = d
+	b, err := marshalJSON(w)
+	// The member is there once: a quote in a string value is escaped.
+	if err != nil || strings.Count(unsafe.String(unsafe.SliceData(b), len(b)), member) != 1 {
+		return "", false
+	}
+	i := strings.Index(unsafe.String(unsafe.SliceData(b), len(b)), member) + len(member) - len(`""`)
+	out := make([]byte, 0, len(b)+len(text)+len(text)/32+2)
+	out = jsonstr.Append(append(out, b[:i]...), text)
+	out = append(out, b[i+len(`""`):]...)
+	return unsafe.String(unsafe.SliceData(out), len(out)), true // out is this call's own
 }
 
 // partialBefore writes the partial messages that come before an
