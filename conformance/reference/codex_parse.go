@@ -113,7 +113,7 @@ func (p *codexParser) itemID(id string) string {
 }
 
 func (p *codexParser) line(raw []byte, owned bool) ([]fact, error) {
-	h, err := readHeader(raw, "codex", true)
+	h, sc, err := scanHeader(raw, "codex", true)
 	if err != nil {
 		return nil, err
 	}
@@ -123,14 +123,14 @@ func (p *codexParser) line(raw []byte, owned bool) ([]fact, error) {
 	switch h.Type {
 	case "thread.started":
 		var l codexThread
-		if err := decodeAs(raw, owned, &l, "codex thread.started"); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex thread.started"); err != nil {
 			return nil, err
 		}
 		p.sid = l.ThreadID
 		return []fact{factSession{id: l.ThreadID, model: p.opts.Model, cwd: p.opts.Cwd, sandboxMode: codexSandbox(p.opts.Sandbox)}}, nil
 	case "turn.completed":
 		var l codexTurnCompleted
-		if err := decodeAs(raw, owned, &l, "codex turn.completed"); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex turn.completed"); err != nil {
 			return nil, err
 		}
 		t := &terminal{}
@@ -142,7 +142,7 @@ func (p *codexParser) line(raw []byte, owned bool) ([]fact, error) {
 		p.term = t
 	case "turn.failed":
 		var l codexTurnFailed
-		if err := decodeAs(raw, owned, &l, "codex turn.failed"); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex turn.failed"); err != nil {
 			return nil, err
 		}
 		t := &terminal{failed: true, errText: "turn failed"}
@@ -152,13 +152,13 @@ func (p *codexParser) line(raw []byte, owned bool) ([]fact, error) {
 		p.term = t
 	case "error":
 		var l codexError
-		if err := decodeAs(raw, owned, &l, "codex error"); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex error"); err != nil {
 			return nil, err
 		}
 		return []fact{factText{kind: textNotice, text: l.Message}}, nil
 	case "item.started", "item.updated", "item.completed":
 		var l codexItemLine
-		if err := decodeAs(raw, owned, &l, "codex "+h.Type); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex "+h.Type); err != nil {
 			return nil, err
 		}
 		if l.Item != nil {

@@ -329,20 +329,6 @@ func rawStrings(raws []json.RawMessage) []string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// decodeAs decodes a line into the struct of its type, naming the type in
-// the error. An owned line (see ownedLiner) is decoded by unmarshalShared:
-// its long strings and raw values stay in it, uncopied.
-func decodeAs(raw []byte, owned bool, v any, what string) error {
-	decode := unmarshal
-	if owned {
-		decode = unmarshalShared
-	}
-	if err := decode(raw, v); err != nil {
-		return fmt.Errorf("%s: undecodable line: %w", what, err)
-	}
-	return nil
-}
-
 // marshalNoEscape is json.Marshal without the HTML escaping of <, > and &,
 // which the CLIs do not do either.
 func marshalNoEscape(v any) ([]byte, error) {

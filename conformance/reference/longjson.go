@@ -6,6 +6,7 @@ import (
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"sync"
@@ -33,10 +34,42 @@ func unmarshal(raw []byte, v any) error { return unmarshalLong(raw, v, false) }
 func unmarshalShared(raw []byte, v any) error { return unmarshalLong(raw, v, true) }
 
 func unmarshalLong(raw []byte, v any, shared bool) error {
+	return (&lineScan{}).unmarshal(raw, v, shared)
+}
+
+// lineScan is what is known of a line's long strings before it is
+// decoded (scanHeader found them on its way), and of the raw values that
+// decoding it left sharing its memory: a raw value decoded in its turn
+// (Claude's message content, into blocks) is not scanned again either.
+type lineScan struct {
+	raw   []byte
+	longs []span // raw's long strings, when known
+	known bool
+	// parts are raw values put back uncopied, with their long strings.
+	parts []lineScan
+}
+
+// decode decodes a line into the struct of its type, naming the type in
+// the error. An owned line (see ownedLiner) is decoded as
+// unmarshalShared decodes: its long strings and raw values stay in it,
+// uncopied.
+func (sc *lineScan) decode(raw []byte, owned bool, v any, what string) error {
+	if err := sc.unmarshal(raw, v, owned); err != nil {
+		return fmt.Errorf("%s: undecodable line: %w", what, err)
+	}
+	return nil
+}
+
+// unmarshal is unmarshal (unmarshalShared when shared), taking raw's long
+// strings from the scan when it knows them, of raw or of a part of it.
+func (sc *lineScan) unmarshal(raw []byte, v any, shared bool) error {
 	if len(raw) < longLine || !plainTarget(reflect.TypeOf(v)) {
 		return json.Unmarshal(raw, v)
 	}
-	longs, ok := longStrings(raw)
+	longs, ok := sc.longsOf(raw)
+	if !ok {
+		longs, ok = longStrings(raw)
+	}
 	if !ok || len(longs) == 0 {
 		return json.Unmarshal(raw, v)
 	}
@@ -45,7 +78,7 @@ func unmarshalLong(raw []byte, v any, shared bool) error {
 	// of them is taken out with it (and the nonce, hex digits, cannot
 	// run across a string's quote).
 	nonce := []byte(longNonce)
-	ll := &longDoc{raw: raw, longs: longs, shared: shared, at: make([]int, len(longs))}
+	ll := &longDoc{raw: raw, longs: longs, shared: shared, at: make([]int, len(longs)), scan: sc}
 	small := make([]byte, 0, 256)
 	last := 0
 	for k, l := range longs {
@@ -78,7 +111,23 @@ type longDoc struct {
 	raw, small []byte
 	longs      []span
 	at         []int
-	shared     bool // the values put back may share raw's memory
+	shared     bool      // the values put back may share raw's memory
+	scan       *lineScan // notes the parts of raw put back uncopied
+}
+
+// longsOf returns the long strings of b when the scan knows them: b is
+// the scanned line, or a part of it put back uncopied.
+func (sc *lineScan) longsOf(b []byte) ([]span, bool) {
+	same := func(a []byte) bool { return len(a) == len(b) && len(b) > 0 && &a[0] == &b[0] }
+	if sc.known && same(sc.raw) {
+		return sc.longs, true
+	}
+	for _, p := range sc.parts {
+		if same(p.raw) {
+			return p.longs, true
+		}
+	}
+	return nil, false
 }
 
 // rawOffset maps an offset of small that is not inside a stand-in to the
@@ -112,7 +161,18 @@ func (ll *longDoc) sharedRaw(r []byte) ([]byte, bool) {
 	if start < 0 || end < start {
 		return nil, false
 	}
-	return ll.raw[start:end:end], true // full: an append to it copies
+	part := ll.raw[start:end:end] // full: an append to it copies
+	if ll.scan != nil && len(part) > 0 {
+		// Its long strings are those of raw that lie in it.
+		var longs []span
+		for _, l := range ll.longs {
+			if start <= l.start && l.end <= end {
+				longs = append(longs, span{l.start - start, l.end - start})
+			}
+		}
+		ll.scan.parts = append(ll.scan.parts, lineScan{raw: part, longs: longs, known: true})
+	}
+	return part, true
 }
 
 const (

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,9 +65,16 @@ func TestUnmarshalAgrees(t *testing.T) {
 					t.Errorf("%s into %s: unmarshal gives %v, %.300v; json.Unmarshal %v, %.300v", name, tname, gerr, got, werr, want)
 				}
 				shared := mk()
-				serr := unmarshalShared(bytes.Clone(raw), shared)
+				var sc lineScan
+				serr := sc.unmarshal(bytes.Clone(raw), shared, true)
 				if fmt.Sprint(werr) != fmt.Sprint(serr) || !reflect.DeepEqual(want, shared) {
 					t.Errorf("%s into %s: unmarshalShared gives %v, %.300v; json.Unmarshal %v, %.300v", name, tname, serr, shared, werr, want)
+				}
+				// The parts it left in place know their long strings.
+				for _, p := range sc.parts {
+					if longs, ok := longStrings(p.raw); !ok || !slices.Equal(longs, p.longs) {
+						t.Errorf("%s into %s: a part of %d bytes notes long strings %v, longStrings %v (%v)", name, tname, len(p.raw), p.longs, longs, ok)
+					}
 				}
 			}
 		}
@@ -79,8 +87,12 @@ func TestUnmarshalSharedRaw(t *testing.T) {
 	long := strings.Repeat("ladder padding ", 1<<20/15)
 	line := []byte(`{"type":"assistant","message":{"id":"m1","content":[ {"type":"text","text":"` + long + `"} ]}}`)
 	var l claudeMessageLine
-	if err := unmarshalShared(line, &l); err != nil {
+	var sc lineScan
+	if err := sc.unmarshal(line, &l, true); err != nil {
 		t.Fatal(err)
+	}
+	if _, ok := sc.longsOf(l.Message.Content); !ok {
+		t.Errorf("the scan does not know the long strings of the content it left in place")
 	}
 	c := l.Message.Content
 	i := bytes.Index(line, []byte(`[ {`))
