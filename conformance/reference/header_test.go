@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -111,4 +112,17 @@ func TestReadHeaderFastPass(t *testing.T) {
 			t.Errorf("%s: fast pass accepted a line only json.Unmarshal reads right", s)
 		}
 	}
+}
+
+// FuzzMentionsControl holds mentionsControl to bytes.Contains.
+func FuzzMentionsControl(f *testing.F) {
+	for _, s := range []string{"", "control_", "xcontrol_request", "control", "_control", "contro_l_", strings.Repeat("_", 5000) + "control_",
+		strings.Repeat("a_", 3000) + "control_x", "control_" + strings.Repeat("_", 100)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := mentionsControl(b), bytes.Contains(b, []byte("control_")); got != want {
+			t.Fatalf("%q: mentionsControl %v, bytes.Contains %v", b, got, want)
+		}
+	})
 }
