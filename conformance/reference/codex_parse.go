@@ -162,7 +162,7 @@ func (p *codexParser) line(raw []byte, owned bool) ([]fact, error) {
 			return nil, err
 		}
 		if l.Item != nil {
-			return p.item(h.Type, l.Item), nil
+			return p.item(h.Type, l.Item, &sc), nil
 		}
 	}
 	return nil, nil
@@ -195,8 +195,9 @@ func codexSandbox(s string) string {
 	return ""
 }
 
-// item handles item.started, item.updated and item.completed.
-func (p *codexParser) item(ev string, it *codexItem) []fact {
+// item handles item.started, item.updated and item.completed; sc is the
+// scan of the line.
+func (p *codexParser) item(ev string, it *codexItem, sc *lineScan) []fact {
 	id := p.itemID(it.ID)
 	switch it.Type {
 	case "agent_message":
@@ -228,7 +229,7 @@ func (p *codexParser) item(ev string, it *codexItem) []fact {
 	case "item.updated":
 		out = append(out, p.progress(id, it)...)
 	case "item.completed":
-		out = append(out, codexToolEnd(id, it)...)
+		out = append(out, codexToolEnd(id, it, sc)...)
 	}
 	return out
 }
@@ -285,11 +286,11 @@ func (p *codexParser) progress(id string, it *codexItem) []fact {
 
 // codexToolEnd is the end of a tool-like item: its result, and for a
 // completed file change, one file fact per changed file.
-func codexToolEnd(id string, it *codexItem) []fact {
+func codexToolEnd(id string, it *codexItem, sc *lineScan) []fact {
 	end := factToolEnd{id: id, ok: true}
 	switch it.Type {
 	case "command_execution":
-		end.result, end.text, end.isText = jsonString(it.AggregatedOutput), it.AggregatedOutput, true
+		end.result, end.text, end.isText = sc.jsonString(it.AggregatedOutput), it.AggregatedOutput, true
 		code := int64(0)
 		if it.ExitCode != nil {
 			code = int64(*it.ExitCode)

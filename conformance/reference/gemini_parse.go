@@ -114,7 +114,7 @@ func (p *geminiParser) line(raw []byte, owned bool) ([]fact, error) {
 		if err := sc.decode(raw, owned, &l, "gemini tool_result"); err != nil {
 			return nil, err
 		}
-		return []fact{geminiToolEnd(&l)}, nil
+		return []fact{geminiToolEnd(&l, &sc)}, nil
 	case "error":
 		var l geminiErrorEvent
 		if err := sc.decode(raw, owned, &l, "gemini error"); err != nil {
@@ -132,10 +132,11 @@ func (p *geminiParser) line(raw []byte, owned bool) ([]fact, error) {
 }
 
 // geminiToolEnd: status success is success; an error carries its message.
-func geminiToolEnd(l *geminiToolResult) factToolEnd {
+// sc is the scan of the line.
+func geminiToolEnd(l *geminiToolResult, sc *lineScan) factToolEnd {
 	end := factToolEnd{id: l.ToolID, ok: l.Status == "success"}
 	if l.Output != nil {
-		end.result, end.text, end.isText = jsonString(*l.Output), *l.Output, true
+		end.result, end.text, end.isText = sc.jsonString(*l.Output), *l.Output, true
 	}
 	if !end.ok {
 		switch {

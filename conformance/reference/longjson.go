@@ -47,6 +47,77 @@ type lineScan struct {
 	known bool
 	// parts are raw values put back uncopied, with their long strings.
 	parts []lineScan
+	// strs are the long strings put back, with their tokens in the line
+	// (which is not copied: shared).
+	strs []decodedString
+}
+
+// decodedString is a long string value and the token it was decoded from.
+type decodedString struct {
+	s   string
+	tok []byte
+}
+
+// jsonString is jsonString(s), but when s is a long string value of the
+// line (decoding left it there, shared) whose token is already what
+// jsonString gives (canonicalToken), the token itself: a 64 MiB tool
+// output is not encoded again into a fresh buffer of its size.
+func (sc *lineScan) jsonString(s string) json.RawMessage {
+	for _, d := range sc.strs {
+		if len(d.s) == len(s) && len(s) > 0 && unsafe.StringData(d.s) == unsafe.StringData(s) && canonicalToken(d.tok) {
+			return d.tok
+		}
+	}
+	return jsonString(s)
+}
+
+// canonicalToken reports whether the valid JSON string token tok is what
+// jsonstr.Marshal writes for its value: valid UTF-8 without a raw U+2028
+// or U+2029, and only the escapes jsonstr writes (\", \\, \b, \f, \n, \r,
+// \t, \u00xx in lower case for the other control characters, \u2028,
+// \u2029). It looks at most bytes with bytes.IndexByte and utf8.Valid,
+// several times faster than encoding the value again.
+func canonicalToken(tok []byte) bool {
+	body := tok[1 : len(tok)-1]
+	if !utf8.Valid(body) {
+		return false
+	}
+	for b := body; ; {
+		i := bytes.IndexByte(b, 0xE2) // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+		if i < 0 {
+			break
+		}
+		if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+			return false
+		}
+		b = b[i+1:]
+	}
+	for b := body; ; {
+		i := bytes.IndexByte(b, '\\')
+		if i < 0 {
+			return true
+		}
+		b = b[i+1:] // the escape (tok is valid: it is complete)
+		switch b[0] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			b = b[1:]
+		case 'u':
+			h := string(b[1:5])
+			switch {
+			case h == "2028" || h == "2029":
+			case (h[2] == '0' || h[2] == '1') && h[:2] == "00" && ('0' <= h[3] && h[3] <= '9' || 'a' <= h[3] && h[3] <= 'f'):
+				switch h[2:] {
+				case "08", "09", "0a", "0c", "0d": // \b \t \n \f \r
+					return false
+				}
+			default:
+				return false
+			}
+			b = b[5:]
+		default:
+			return false
+		}
+	}
 }
 
 // decode decodes a line into the struct of its type, naming the type in
@@ -380,6 +451,9 @@ func putBack(v reflect.Value, ll *longDoc) {
 				v.SetString(unsafe.String(unsafe.SliceData(body), len(body)))
 			default:
 				v.SetString(string(body))
+			}
+			if ll.shared && ll.scan != nil {
+				ll.scan.strs = append(ll.scan.strs, decodedString{v.String(), tok[:len(tok):len(tok)]})
 			}
 		}
 	}

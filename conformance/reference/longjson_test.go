@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/jsonvalid"
 )
 
 // TestUnmarshalAgrees holds unmarshal to json.Unmarshal on lines with long
@@ -176,6 +179,65 @@ func TestStreamedTextSplit(t *testing.T) {
 		}
 		if !b.prefixOf(text) || !b.prefixOf(text+"more") || b.prefixOf(text[:len(text)-1]) || b.prefixOf("x"+text) {
 			t.Errorf("deltas of %d bytes: prefixOf is wrong", size)
+		}
+	}
+}
+
+// FuzzCanonicalToken holds canonicalToken to its definition: a valid
+// string token is canonical exactly when jsonString of its value gives
+// it back.
+func FuzzCanonicalToken(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\t\"q\" \\ \/"`, `"\u001f\u000b\u0000"`, `"\u001F"`, `"\u0041"`, `"\u00e9"`, `"\u2028\u2029"`,
+		"\"\u2028\"", "\"\xff\"", `"\ufffd"`, "\"\ufffd\"", `"\ud83d\ude00"`, `"\b\f\r"`, `"\u0008"`, `"\u000a"`, "\"é漢\"", `"<&>"`, "\"\x7f\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, tok []byte) {
+		if len(tok) < 2 || tok[0] != '"' || jsonvalid.End(tok, 0, 0) != len(tok) {
+			return
+		}
+		s, ok := unquote(tok)
+		if !ok {
+			t.Fatalf("%q: a valid token does not decode", tok)
+		}
+		if got, want := canonicalToken(tok), string(jsonString(s)) == string(tok); got != want {
+			t.Fatalf("%q: canonicalToken %v, jsonString of its value gives %q", tok, got, jsonString(s))
+		}
+	})
+}
+
+// TestToolOutputShared: a Codex command's long output, in an owned line
+// and written as jsonString writes it, is its result as it is in the
+// line; written otherwise (an escaped slash), it is encoded anew.
+func TestToolOutputShared(t *testing.T) {
+	long := strings.Repeat(`ladder padding\n`, 1<<16)
+	for _, tc := range []struct {
+		out    string
+		shared bool
+	}{{long, true}, {long + `\/`, false}} {
+		tr, err := NewUnified(Codex, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := tr.(ownedLiner[unified.Event])
+		tr.BeginTurn("hi")
+		line := []byte(`{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"` + tc.out + `","exit_code":0,"status":"completed"}}`)
+		evs, err := o.ownedLine(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res []byte
+		for _, ev := range evs {
+			if tcEv, ok := ev.(*unified.ToolCompleted); ok {
+				res = tcEv.Result
+			}
+		}
+		s, _ := unquote([]byte(`"` + tc.out + `"`))
+		if string(res) != string(jsonString(s)) {
+			t.Fatalf("result %.60q..., want %.60q...", res, jsonString(s))
+		}
+		i := bytes.Index(line, []byte(`"ladder`))
+		if shared := &res[0] == &line[i]; shared != tc.shared {
+			t.Errorf("output %.20q...: result shares the line: %v", tc.out, shared)
 		}
 	}
 }
