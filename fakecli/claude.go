@@ -251,6 +251,9 @@ func classifyClaude(text string) claudeLine {
 		cl.isError = obj["is_error"] == true
 	case "assistant", "user":
 		cl.kind = kindAssistant
+		if obj["type"] == "assistant" && len(text) >= keepMin {
+			keepStreamed(text, obj) // parseStreamed would parse it again
+		}
 		want := "tool_use"
 		if obj["type"] == "user" {
 			cl.kind, want = kindUser, "tool_result"

@@ -2,6 +2,7 @@ package fakecli
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -167,23 +168,63 @@ func parseStreamed(text string) (a streamedAssistant, ok bool) {
 	if m := &streamedMemo; m.set && len(m.text) == len(text) && m.text == text {
 		return m.a, m.ok
 	}
+	for _, k := range streamedMemo.long {
+		if len(k.text) == len(text) && unsafe.StringData(k.text) == unsafe.StringData(text) {
+			return k.a, k.ok
+		}
+	}
 	a, ok = parseStreamedLine(text)
 	streamedMemo.text, streamedMemo.a, streamedMemo.ok, streamedMemo.set = text, a, ok, true
 	return a, ok
 }
 
-// streamedMemo is the last line parseStreamed read.
+// streamedMemo is the last line parseStreamed read, and the long
+// assistant lines classifyClaude read (keepStreamed).
 var streamedMemo struct {
 	sync.Mutex
 	set  bool
 	text string
 	a    streamedAssistant
 	ok   bool
+	long []streamedLine
+}
+
+// streamedLine is an assistant line read.
+type streamedLine struct {
+	text string
+	a    streamedAssistant
+	ok   bool
+}
+
+// keepMin is the length from which classifyClaude hands an assistant
+// line it parsed to parseStreamed (keepStreamed), and keepMax how many it
+// keeps: a 64 MiB ladder line is then parsed once, not twice.
+const (
+	keepMin = 64 << 10
+	keepMax = 4
+)
+
+// keepStreamed remembers the assistant line text, which obj is (parsed as
+// parseStreamedLine parses it), for parseStreamed to find by identity.
+func keepStreamed(text string, obj map[string]any) {
+	a, ok := streamedOf(unsafe.Slice(unsafe.StringData(text), len(text)), obj) // read only
+	streamedMemo.Lock()
+	defer streamedMemo.Unlock()
+	m := &streamedMemo
+	if len(m.long) == keepMax {
+		m.long = slices.Delete(m.long, 0, 1)
+	}
+	m.long = append(m.long, streamedLine{text, a, ok})
 }
 
 func parseStreamedLine(text string) (a streamedAssistant, ok bool) {
 	line := unsafe.Slice(unsafe.StringData(text), len(text)) // read only
 	obj, _ := jsonl.Parse(line, jsonl.ParseOptions{ShareMin: 1})
+	return streamedOf(line, obj)
+}
+
+// streamedOf is parseStreamedLine's reading of line, parsed into obj.
+func streamedOf(line []byte, obj map[string]any) (a streamedAssistant, ok bool) {
 	if obj == nil || obj["type"] != "assistant" || obj["error"] != nil || obj["is_api_error_message"] == true {
 		return a, false
 	}

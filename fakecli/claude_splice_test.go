@@ -1,6 +1,7 @@
 package fakecli
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -32,4 +33,20 @@ func FuzzSpliceDelta(f *testing.F) {
 			t.Fatalf("%q:\n got %.300s\nwant %.300s", s, got, want)
 		}
 	})
+}
+
+// TestKeptStreamedLine: a long assistant line classifyClaude read is read
+// by parseStreamed as parseStreamedLine reads it.
+func TestKeptStreamedLine(t *testing.T) {
+	text := `{"type":"assistant","message":{"id":"msg_1","model":"m","content":[{"type":"text","text":"` +
+		strings.Repeat("ladder ", keepMin/7+1) + `"}],"usage":{"input_tokens":3}},"parent_tool_use_id":null,"session_id":"s"}`
+	text = strings.Clone(text)
+	if cl := classifyClaude(text); cl.kind != kindAssistant {
+		t.Fatalf("kind %v", cl.kind)
+	}
+	got, gok := parseStreamed(text)
+	want, wok := parseStreamedLine(text)
+	if gok != wok || !reflect.DeepEqual(got, want) {
+		t.Errorf("parseStreamed %v %+.200v, parseStreamedLine %v %+.200v", gok, got, wok, want)
+	}
 }
