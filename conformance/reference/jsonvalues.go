@@ -253,12 +253,26 @@ func unquote(tok []byte) (string, bool) {
 // not plain ASCII (a quote, a backslash, a control byte, or 0x80 and up),
 // or len(b); eight bytes at a time.
 func plainASCII(b []byte, i int) int {
-	for i+8 <= len(b) {
+	for n := 0; i+8 <= len(b); {
 		w := binary.LittleEndian.Uint64(b[i:])
 		if w&0x8080808080808080 != 0 || jsonvalidSpecial(w) {
 			break
 		}
 		i += 8
+		if n++; n == 8 {
+			// A long run: thirty-two bytes at a time while it lasts.
+			for i+32 <= len(b) {
+				w := b[i : i+32 : i+32]
+				x := binary.LittleEndian.Uint64(w[0:8]) | binary.LittleEndian.Uint64(w[8:16]) |
+					binary.LittleEndian.Uint64(w[16:24]) | binary.LittleEndian.Uint64(w[24:32])
+				if x&0x8080808080808080 != 0 || jsonvalidSpecial(binary.LittleEndian.Uint64(w[0:8])) ||
+					jsonvalidSpecial(binary.LittleEndian.Uint64(w[8:16])) || jsonvalidSpecial(binary.LittleEndian.Uint64(w[16:24])) ||
+					jsonvalidSpecial(binary.LittleEndian.Uint64(w[24:32])) {
+					break
+				}
+				i += 32
+			}
+		}
 	}
 	for i < len(b) {
 		if c := b[i]; c < ' ' || c >= utf8.RuneSelf || c == '"' || c == '\\' {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/jsonvalid"
@@ -238,6 +239,24 @@ func TestToolOutputShared(t *testing.T) {
 		i := bytes.Index(line, []byte(`"ladder`))
 		if shared := &res[0] == &line[i]; shared != tc.shared {
 			t.Errorf("output %.20q...: result shares the line: %v", tc.out, shared)
+		}
+	}
+}
+
+// TestPlainASCII holds plainASCII to a byte-at-a-time look: the first
+// quote, backslash, control byte or byte of 0x80 and up, wherever it lies
+// in a long run.
+func TestPlainASCII(t *testing.T) {
+	for _, special := range []byte{'"', '\\', 0x01, 0x1f, 0x80, 0xff} {
+		for at := range 300 {
+			b := []byte(strings.Repeat("plain text ", 30))
+			b[at] = special
+			want := bytes.IndexFunc(b, func(r rune) bool { return r < ' ' || r >= utf8.RuneSelf || r == '"' || r == '\\' })
+			for from := range min(at+1, 40) {
+				if got := plainASCII(b, from); got != want {
+					t.Fatalf("special %#x at %d, from %d: plainASCII %d", special, at, from, got)
+				}
+			}
 		}
 	}
 }
