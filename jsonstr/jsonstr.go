@@ -94,9 +94,10 @@ func plain8(x uint64) bool { return needsLook(x) == 0 }
 // of several words take one branch.
 func needsLook(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	hasLess := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs }
-	hasZero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
-	return x&highs | hasLess(x, 0x20) | hasZero(x^(ones*'"')) | hasZero(x^(ones*'\\'))
+	quote, backslash := x^(ones*'"'), x^(ones*'\\')
+	// A byte below 0x20, and a zero byte of quote or backslash, borrow
+	// into their high bits (bytes of 0x80 and up count anyway).
+	return (x | (x-ones*0x20)&^x | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
 }
 
 // plainRun skips s[i:] thirty-two bytes at a time while none of them
