@@ -26,16 +26,7 @@ import (
 // (unquote) in a string field, as it was written inside a
 // json.RawMessage. Anything the fast path is not sure of, and every
 // error, goes to json.Unmarshal on the line as it is.
-func unmarshal(raw []byte, v any) error { return unmarshalLong(raw, v, false) }
-
-// unmarshalShared is unmarshal for raw that no one changes while v is in
-// use (a json.RawMessage the parser decoded itself): the long strings put
-// back share raw's memory instead of being copied.
-func unmarshalShared(raw []byte, v any) error { return unmarshalLong(raw, v, true) }
-
-func unmarshalLong(raw []byte, v any, shared bool) error {
-	return (&lineScan{}).unmarshal(raw, v, shared)
-}
+func unmarshal(raw []byte, v any) error { return (&lineScan{}).unmarshal(raw, v, false) }
 
 // lineScan is what is known of a line's long strings before it is
 // decoded (scanHeader found them on its way), and of the raw values that
@@ -121,9 +112,8 @@ func canonicalToken(tok []byte) bool {
 }
 
 // decode decodes a line into the struct of its type, naming the type in
-// the error. An owned line (see ownedLiner) is decoded as
-// unmarshalShared decodes: its long strings and raw values stay in it,
-// uncopied.
+// the error. An owned line (see ownedLiner) is decoded shared: its long
+// strings and raw values stay in it, uncopied.
 func (sc *lineScan) decode(raw []byte, owned bool, v any, what string) error {
 	if err := sc.unmarshal(raw, v, owned); err != nil {
 		return fmt.Errorf("%s: undecodable line: %w", what, err)
@@ -131,8 +121,11 @@ func (sc *lineScan) decode(raw []byte, owned bool, v any, what string) error {
 	return nil
 }
 
-// unmarshal is unmarshal (unmarshalShared when shared), taking raw's long
-// strings from the scan when it knows them, of raw or of a part of it.
+// unmarshal is unmarshal, taking raw's long strings from the scan when it
+// knows them, of raw or of a part of it. Shared, for raw that no one
+// changes while v is in use (an owned line, or a raw value the parser
+// decoded itself), the long strings and raw values put back share raw's
+// memory instead of being copied.
 func (sc *lineScan) unmarshal(raw []byte, v any, shared bool) error {
 	if len(raw) < longLine || !plainTarget(reflect.TypeOf(v)) {
 		return json.Unmarshal(raw, v)
@@ -176,7 +169,7 @@ func (sc *lineScan) unmarshal(raw []byte, v any, shared bool) error {
 	return nil
 }
 
-// longDoc is a line unmarshalLong decodes: the line, its long strings,
+// longDoc is a line lineScan.unmarshal decodes: the line, its long strings,
 // and small, the line with a stand-in for each, the k-th at small[at[k]:].
 type longDoc struct {
 	raw, small []byte

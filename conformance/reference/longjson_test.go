@@ -72,7 +72,7 @@ func TestUnmarshalAgrees(t *testing.T) {
 				var sc lineScan
 				serr := sc.unmarshal(bytes.Clone(raw), shared, true)
 				if fmt.Sprint(werr) != fmt.Sprint(serr) || !reflect.DeepEqual(want, shared) {
-					t.Errorf("%s into %s: unmarshalShared gives %v, %.300v; json.Unmarshal %v, %.300v", name, tname, serr, shared, werr, want)
+					t.Errorf("%s into %s: shared, unmarshal gives %v, %.300v; json.Unmarshal %v, %.300v", name, tname, serr, shared, werr, want)
 				}
 				// The parts it left in place know their long strings.
 				for _, p := range sc.parts {
