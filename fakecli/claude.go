@@ -316,6 +316,11 @@ type claudeState struct {
 	streamIn  bool
 	sessionID string
 	rng       *rand.Rand
+	// deltaBuf is the last long delta's line, written and forgotten: the
+	// next one is marshalled into it (spliceDelta), not into fresh memory
+	// (the fake does not collect, and a 64 MiB block streams as 4,096
+	// deltas: 16,000 page faults).
+	deltaBuf []byte
 
 	lines []claudeLine // per step index, for out steps
 	// toolNames are the names of the tool_use blocks written so far, by id.

@@ -267,8 +267,13 @@ func (c *claudeState) streamEv(e *engine, a *streamedAssistant, ev any, ttft boo
 		ms := time.Since(c.turnStart).Milliseconds()
 		w.TTFTMs = &ms
 	}
-	if line, ok := spliceDelta(w); ok {
-		return c.emitLine(e, line)
+	if line, ok := spliceDelta(w, c.deltaBuf[:0]); ok {
+		c.deltaBuf = nil
+		f := c.emitLine(e, unsafe.String(unsafe.SliceData(line), len(line)))
+		if e.format == nil || e.format.passes() {
+			c.deltaBuf = line // written (copied) and not kept: its memory is free again
+		}
+		return f
 	}
 	return c.emit(e, w)
 }
@@ -277,15 +282,16 @@ func (c *claudeState) streamEv(e *engine, a *streamedAssistant, ev any, ttft boo
 const spliceMin = 1 << 10
 
 // spliceDelta marshals a stream_event whose event is a text or thinking
-// delta of spliceMin bytes or more as encoding/json does, but with the
-// text encoded by package jsonstr into a buffer of the line's size and
-// spliced into the event marshalled without it: a 64 MiB block streams
-// as 4,096 deltas of 16 KiB, and encoding/json looked at every byte
-// through a table into a buffer that doubled its way up to each one.
-func spliceDelta(w streamEvent) (string, bool) {
+// delta of spliceMin bytes or more as encoding/json does, appended to buf,
+// but with the text encoded by package jsonstr into a buffer of the
+// line's size and spliced into the event marshalled without it: a 64 MiB
+// block streams as 4,096 deltas of 16 KiB, and encoding/json looked at
+// every byte through a table into a buffer that doubled its way up to
+// each one.
+func spliceDelta(w streamEvent, buf []byte) ([]byte, bool) {
 	d, ok := w.Event.(blockDeltaEvent)
 	if !ok {
-		return "", false
+		return nil, false
 	}
 	var text, member string
 	switch td := d.Delta.(type) {
@@ -298,22 +304,21 @@ func spliceDelta(w streamEvent) (string, bool) {
 		td.Thinking = ""
 		d.Delta = td
 	default:
-		return "", false
+		return nil, false
 	}
 	if len(text) < spliceMin {
-		return "", false
+		return nil, false
 	}
 	w.Event = d
 	b, err := marshalJSON(w)
 	// The member is there once: a quote in a string value is escaped.
 	if err != nil || strings.Count(unsafe.String(unsafe.SliceData(b), len(b)), member) != 1 {
-		return "", false
+		return nil, false
 	}
 	i := strings.Index(unsafe.String(unsafe.SliceData(b), len(b)), member) + len(member) - len(`""`)
-	out := make([]byte, 0, len(b)+len(text)+len(text)/32+2)
+	out := slices.Grow(buf, len(b)+len(text)+len(text)/32+2)
 	out = jsonstr.Append(append(out, b[:i]...), text)
-	out = append(out, b[i+len(`""`):]...)
-	return unsafe.String(unsafe.SliceData(out), len(out)), true // out is this call's own
+	return append(out, b[i+len(`""`):]...), true
 }
 
 // partialBefore writes the partial messages that come before an

@@ -21,7 +21,7 @@ func FuzzSpliceDelta(f *testing.F) {
 		}
 		w := streamEvent{Type: "stream_event", Event: blockDeltaEvent{Type: "content_block_delta", Index: 3, Delta: d},
 			SessionID: `s"text":""`, ParentToolUseID: &parent, UUID: "u", APIMessageID: "msg_1"}
-		got, ok := spliceDelta(w)
+		got, ok := spliceDelta(w, []byte("left as it is"))
 		want, err := marshalJSON(w)
 		if err != nil {
 			t.Fatal(err)
@@ -29,7 +29,7 @@ func FuzzSpliceDelta(f *testing.F) {
 		if len(text) >= spliceMin && text != "" && !ok {
 			t.Fatalf("%q: not spliced", s)
 		}
-		if ok && got != string(want) {
+		if ok && string(got) != "left as it is"+string(want) {
 			t.Fatalf("%q:\n got %.300s\nwant %.300s", s, got, want)
 		}
 	})
