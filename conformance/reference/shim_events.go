@@ -186,18 +186,27 @@ func (e *ShimUser) MarshalJSON() ([]byte, error) {
 // byte of them through a table (FuzzShimTextMarshal holds the two to the
 // same bytes).
 func (e *ShimText) MarshalJSON() ([]byte, error) {
-	const head = `{"type":"text","content":`
-	b := make([]byte, 0, len(head)+len(e.Content)+len(e.Content)/32+3)
-	b = jsonstr.Append(append(b, head...), e.Content)
-	return append(b, '}'), nil
+	return e.appendJSON(make([]byte, 0, len(e.Content)+len(e.Content)/32+32)), nil
+}
+
+// appendJSON appends the line MarshalJSON writes to b (lineWriter writes
+// it from a buffer of its own, used again line after line).
+func (e *ShimText) appendJSON(b []byte) []byte {
+	b = jsonstr.Append(append(b, `{"type":"text","content":`...), e.Content)
+	return append(b, '}')
 }
 
 // MarshalJSON writes the line with its type, by hand as ShimText's.
 func (e *ShimThinking) MarshalJSON() ([]byte, error) {
-	head := `{"type":"thinking","is_thinking":` + strconv.FormatBool(e.IsThinking) + `,"thought":`
-	b := make([]byte, 0, len(head)+len(e.Thought)+len(e.Thought)/32+3)
-	b = jsonstr.Append(append(b, head...), e.Thought)
-	return append(b, '}'), nil
+	return e.appendJSON(make([]byte, 0, len(e.Thought)+len(e.Thought)/32+64)), nil
+}
+
+// appendJSON appends the line MarshalJSON writes to b.
+func (e *ShimThinking) appendJSON(b []byte) []byte {
+	b = append(b, `{"type":"thinking","is_thinking":`...)
+	b = strconv.AppendBool(b, e.IsThinking)
+	b = jsonstr.Append(append(b, `,"thought":`...), e.Thought)
+	return append(b, '}')
 }
 
 // MarshalJSON writes the line with its type; a missing input is {}.

@@ -19,18 +19,35 @@ const streamMin = 1 << 20
 // streamPiece is how much of a long text is encoded at a time.
 const streamPiece = 1 << 20
 
+// spliceMin is the text from which lineWriter writes a unified textChunk
+// from a buffer of its own, used again line after line, instead of the
+// fresh one MarshalJSON returns: a 64 MiB text streams as 4,096 deltas.
+const spliceMin = 1 << 10
+
+// appendJSONer is an event that can append its line to a buffer (the
+// shim's text lines), as its MarshalJSON writes it.
+type appendJSONer interface {
+	appendJSON(b []byte) []byte
+}
+
 // streamed writes ev, when it is a unified event with a long text or
-// result, as the bytes its MarshalJSON gives, in pieces; it reports
-// whether it did (false: the caller marshals ev as usual). The caller
-// holds w.mu.
+// result, as the bytes its MarshalJSON gives, in pieces, or when it is
+// a text (an appendJSONer, a unified textChunk of spliceMin or more)
+// from w.buf; it reports whether it did (false: the caller marshals ev
+// as usual). The caller holds w.mu.
 func (w *lineWriter) streamed(ev json.Marshaler) (bool, error) {
 	switch e := ev.(type) {
+	case appendJSONer:
+		w.buf = append(e.appendJSON(w.buf[:0]), '\n')
+		_, err := w.w.Write(w.buf)
+		return true, err
 	case *unified.TextChunk:
-		if len(e.Content) < streamMin {
+		if len(e.Content) < spliceMin {
 			return false, nil
 		}
 		// TextChunk.MarshalJSON splices a long content into the event
-		// marshalled without it: the same, piece by piece.
+		// marshalled without it: the same, into w.buf, or piece by
+		// piece.
 		head := *e
 		head.Content = ""
 		b, err := head.MarshalJSON()
@@ -43,6 +60,12 @@ func (w *lineWriter) streamed(ev json.Marshaler) (bool, error) {
 			return false, nil
 		}
 		i += len(member)
+		if len(e.Content) < streamMin {
+			w.buf = jsonstr.Append(append(w.buf[:0], b[:i]...), e.Content)
+			w.buf = append(append(w.buf, b[i+len(empty):]...), '\n')
+			_, err = w.w.Write(w.buf)
+			return true, err
+		}
 		return true, w.writeAll(b[:i], nil, e.Content, b[i+len(empty):])
 	case *unified.ToolCompleted:
 		if len(e.Result) < streamMin || !jsonvalid.Compact(e.Result) || !utf8.Valid(e.Result) {

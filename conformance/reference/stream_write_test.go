@@ -33,17 +33,30 @@ func TestStreamedEvents(t *testing.T) {
 		&unified.ToolCompleted{Base: base, ToolID: "t", Result: json.RawMessage(`{"a": ` + string(jsonString(at("x", 0))) + `}`)},
 		&unified.ToolCompleted{Base: base, ToolID: "t", Result: json.RawMessage(`"` + strings.Repeat("a", 2*streamPiece) + "\xff" + `"`)},
 	)
+	// All but the last two (a result spaced, or not UTF-8) stream; and
+	// texts shorter than a piece are written from the writer's buffer
+	// (a text shorter than spliceMin not).
+	streams := len(events) - 2
+	short := strings.Repeat(`short "text" é `, spliceMin/8)
+	events = append(events[:streams], append([]json.Marshaler{
+		&unified.TextChunk{Base: base, Content: short, IsPartial: true, Role: &role},
+		&unified.TextChunk{Base: base, Content: short + "\xff\u2028"},
+		&ShimText{Content: short}, &ShimThinking{IsThinking: true, Thought: short},
+	}, events[streams:]...)...)
+	streams += 4
+	events = append(events, &unified.TextChunk{Base: base, Content: short[:spliceMin-1]})
+	// One writer for all, as a session has: its buffer is used again.
+	var out bytes.Buffer
+	w := &lineWriter{w: &out}
 	for i, ev := range events {
 		want, err := ev.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
-		// All but the last two (a result spaced, or not UTF-8) stream.
-		if ok, _ := (&lineWriter{w: io.Discard}).streamed(ev); ok != (i < len(events)-2) {
+		if ok, _ := (&lineWriter{w: io.Discard}).streamed(ev); ok != (i < streams) {
 			t.Errorf("event %d: streamed %v", i, ok)
 		}
-		var out bytes.Buffer
-		w := &lineWriter{w: &out}
+		out.Reset()
 		w.event(ev)
 		if err := w.failed(); err != nil {
 			t.Fatal(err)
