@@ -168,8 +168,11 @@ func parseStreamed(text string) (a streamedAssistant, ok bool) {
 	if m := &streamedMemo; m.set && len(m.text) == len(text) && m.text == text {
 		return m.a, m.ok
 	}
-	for _, k := range streamedMemo.long {
+	for i, k := range streamedMemo.long {
 		if len(k.text) == len(text) && unsafe.StringData(k.text) == unsafe.StringData(text) {
+			// Now the last line read, and kept as that one only.
+			streamedMemo.long = slices.Delete(streamedMemo.long, i, i+1)
+			streamedMemo.text, streamedMemo.a, streamedMemo.ok, streamedMemo.set = k.text, k.a, k.ok, true
 			return k.a, k.ok
 		}
 	}
@@ -197,11 +200,12 @@ type streamedLine struct {
 }
 
 // keepMin is the length from which classifyClaude hands an assistant
-// line it parsed to parseStreamed (keepStreamed), and keepMax how many it
-// keeps: a 64 MiB ladder line is then parsed once, not twice.
+// line it parsed to parseStreamed (keepStreamed), and keepMax how many
+// such lines not yet read it keeps (a line read is let go as the last
+// one read is): a 64 MiB ladder line is then parsed once, not twice.
 const (
 	keepMin = 64 << 10
-	keepMax = 4
+	keepMax = 2
 )
 
 // keepStreamed remembers the assistant line text, which obj is (parsed as

@@ -44,9 +44,16 @@ func TestKeptStreamedLine(t *testing.T) {
 	if cl := classifyClaude(text); cl.kind != kindAssistant {
 		t.Fatalf("kind %v", cl.kind)
 	}
-	got, gok := parseStreamed(text)
-	want, wok := parseStreamedLine(text)
-	if gok != wok || !reflect.DeepEqual(got, want) {
-		t.Errorf("parseStreamed %v %+.200v, parseStreamedLine %v %+.200v", gok, got, wok, want)
+	for range 2 { // kept, then the last line read
+		got, gok := parseStreamed(text)
+		want, wok := parseStreamedLine(text)
+		if gok != wok || !reflect.DeepEqual(got, want) {
+			t.Errorf("parseStreamed %v %+.200v, parseStreamedLine %v %+.200v", gok, got, wok, want)
+		}
+	}
+	for _, k := range streamedMemo.long {
+		if k.text == text {
+			t.Errorf("the line is still kept once read")
+		}
 	}
 }
