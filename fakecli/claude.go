@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf16"
+	"unsafe"
 
 	"github.com/agentconform/agentconform/jsonl"
 	"github.com/agentconform/agentconform/transcript"
@@ -250,6 +251,9 @@ func classifyClaude(text string) claudeLine {
 		cl.isError = obj["is_error"] == true
 	case "assistant", "user":
 		cl.kind = kindAssistant
+		if obj["type"] == "assistant" && len(text) >= keepMin {
+			keepStreamed(text, obj) // parseStreamed would parse it again
+		}
 		want := "tool_use"
 		if obj["type"] == "user" {
 			cl.kind, want = kindUser, "tool_result"
@@ -312,6 +316,11 @@ type claudeState struct {
 	streamIn  bool
 	sessionID string
 	rng       *rand.Rand
+	// deltaBuf is the last long delta's line, written and forgotten: the
+	// next one is marshalled into it (spliceDelta), not into fresh memory
+	// (the fake does not collect, and a 64 MiB block streams as 4,096
+	// deltas: 16,000 page faults).
+	deltaBuf []byte
 
 	lines []claudeLine // per step index, for out steps
 	// toolNames are the names of the tool_use blocks written so far, by id.
@@ -1002,7 +1011,7 @@ func (c *claudeState) emit(e *engine, v any) flow {
 	if err != nil {
 		return flowNone
 	}
-	return c.emitLine(e, string(b))
+	return c.emitLine(e, unsafe.String(unsafe.SliceData(b), len(b))) // b is this call's own: not copied again
 }
 
 // emitLine writes a synthesized line, through the output format if any.

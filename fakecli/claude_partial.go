@@ -2,6 +2,7 @@ package fakecli
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/agentconform/agentconform/jsonl"
+	"github.com/agentconform/agentconform/jsonstr"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -166,23 +168,67 @@ func parseStreamed(text string) (a streamedAssistant, ok bool) {
 	if m := &streamedMemo; m.set && len(m.text) == len(text) && m.text == text {
 		return m.a, m.ok
 	}
+	for i, k := range streamedMemo.long {
+		if len(k.text) == len(text) && unsafe.StringData(k.text) == unsafe.StringData(text) {
+			// Now the last line read, and kept as that one only.
+			streamedMemo.long = slices.Delete(streamedMemo.long, i, i+1)
+			streamedMemo.text, streamedMemo.a, streamedMemo.ok, streamedMemo.set = k.text, k.a, k.ok, true
+			return k.a, k.ok
+		}
+	}
 	a, ok = parseStreamedLine(text)
 	streamedMemo.text, streamedMemo.a, streamedMemo.ok, streamedMemo.set = text, a, ok, true
 	return a, ok
 }
 
-// streamedMemo is the last line parseStreamed read.
+// streamedMemo is the last line parseStreamed read, and the long
+// assistant lines classifyClaude read (keepStreamed).
 var streamedMemo struct {
 	sync.Mutex
 	set  bool
 	text string
 	a    streamedAssistant
 	ok   bool
+	long []streamedLine
+}
+
+// streamedLine is an assistant line read.
+type streamedLine struct {
+	text string
+	a    streamedAssistant
+	ok   bool
+}
+
+// keepMin is the length from which classifyClaude hands an assistant
+// line it parsed to parseStreamed (keepStreamed), and keepMax how many
+// such lines not yet read it keeps (a line read is let go as the last
+// one read is): a 64 MiB ladder line is then parsed once, not twice.
+const (
+	keepMin = 64 << 10
+	keepMax = 2
+)
+
+// keepStreamed remembers the assistant line text, which obj is (parsed as
+// parseStreamedLine parses it), for parseStreamed to find by identity.
+func keepStreamed(text string, obj map[string]any) {
+	a, ok := streamedOf(unsafe.Slice(unsafe.StringData(text), len(text)), obj) // read only
+	streamedMemo.Lock()
+	defer streamedMemo.Unlock()
+	m := &streamedMemo
+	if len(m.long) == keepMax {
+		m.long = slices.Delete(m.long, 0, 1)
+	}
+	m.long = append(m.long, streamedLine{text, a, ok})
 }
 
 func parseStreamedLine(text string) (a streamedAssistant, ok bool) {
 	line := unsafe.Slice(unsafe.StringData(text), len(text)) // read only
 	obj, _ := jsonl.Parse(line, jsonl.ParseOptions{ShareMin: 1})
+	return streamedOf(line, obj)
+}
+
+// streamedOf is parseStreamedLine's reading of line, parsed into obj.
+func streamedOf(line []byte, obj map[string]any) (a streamedAssistant, ok bool) {
 	if obj == nil || obj["type"] != "assistant" || obj["error"] != nil || obj["is_api_error_message"] == true {
 		return a, false
 	}
@@ -225,7 +271,58 @@ func (c *claudeState) streamEv(e *engine, a *streamedAssistant, ev any, ttft boo
 		ms := time.Since(c.turnStart).Milliseconds()
 		w.TTFTMs = &ms
 	}
+	if line, ok := spliceDelta(w, c.deltaBuf[:0]); ok {
+		c.deltaBuf = nil
+		f := c.emitLine(e, unsafe.String(unsafe.SliceData(line), len(line)))
+		if e.format == nil || e.format.passes() {
+			c.deltaBuf = line // written (copied) and not kept: its memory is free again
+		}
+		return f
+	}
 	return c.emit(e, w)
+}
+
+// spliceMin is the delta text from which spliceDelta writes a delta.
+const spliceMin = 1 << 10
+
+// spliceDelta marshals a stream_event whose event is a text or thinking
+// delta of spliceMin bytes or more as encoding/json does, appended to buf,
+// but with the text encoded by package jsonstr into a buffer of the
+// line's size and spliced into the event marshalled without it: a 64 MiB
+// block streams as 4,096 deltas of 16 KiB, and encoding/json looked at
+// every byte through a table into a buffer that doubled its way up to
+// each one.
+func spliceDelta(w streamEvent, buf []byte) ([]byte, bool) {
+	d, ok := w.Event.(blockDeltaEvent)
+	if !ok {
+		return nil, false
+	}
+	var text, member string
+	switch td := d.Delta.(type) {
+	case textDelta:
+		text, member = td.Text, `"type":"text_delta","text":""`
+		td.Text = ""
+		d.Delta = td
+	case thinkingDelta:
+		text, member = td.Thinking, `"type":"thinking_delta","thinking":""`
+		td.Thinking = ""
+		d.Delta = td
+	default:
+		return nil, false
+	}
+	if len(text) < spliceMin {
+		return nil, false
+	}
+	w.Event = d
+	b, err := marshalJSON(w)
+	// The member is there once: a quote in a string value is escaped.
+	if err != nil || strings.Count(unsafe.String(unsafe.SliceData(b), len(b)), member) != 1 {
+		return nil, false
+	}
+	i := strings.Index(unsafe.String(unsafe.SliceData(b), len(b)), member) + len(member) - len(`""`)
+	out := slices.Grow(buf, len(b)+len(text)+len(text)/32+2)
+	out = jsonstr.Append(append(out, b[:i]...), text)
+	return append(out, b[i+len(`""`):]...), true
 }
 
 // partialBefore writes the partial messages that come before an

@@ -26,9 +26,14 @@ func Append(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		// Skip eight plain bytes at a time: none below 0x20, none of
-		// '"' and '\\', none at 0x80 or above.
-		for i+8 <= len(s) && plain8(binary.LittleEndian.Uint64([]byte(s[i:i+8]))) {
+		// '"' and '\\', none at 0x80 or above; thirty-two at a time once
+		// a run is 64 bytes long (a run that short, in text escaped line
+		// by line, is not slowed by tests that would fail).
+		for n := 0; i+8 <= len(s) && plain8(binary.LittleEndian.Uint64([]byte(s[i:i+8]))); {
 			i += 8
+			if n++; n == 8 {
+				i = plainRun(s, i)
+			}
 		}
 		if i >= len(s) {
 			break
@@ -83,10 +88,28 @@ func Append(dst []byte, s string) []byte {
 
 // plain8 reports whether none of the eight bytes of x needs a look:
 // every byte is at least 0x20, below 0x80, and neither '"' nor '\\'.
-func plain8(x uint64) bool {
+func plain8(x uint64) bool { return needsLook(x) == 0 }
+
+// needsLook is plain8 before it is reduced to a bool, so that the tests
+// of several words take one branch.
+func needsLook(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	hasLess := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs }
-	hasZero := func(x uint64) uint64 { return (x - ones) & ^x & highs }
-	bad := x&highs | hasLess(x, 0x20) | hasZero(x^(ones*'"')) | hasZero(x^(ones*'\\'))
-	return bad == 0
+	quote, backslash := x^(ones*'"'), x^(ones*'\\')
+	// A byte below 0x20, and a zero byte of quote or backslash, borrow
+	// into their high bits (bytes of 0x80 and up count anyway).
+	return (x | (x-ones*0x20)&^x | (quote-ones)&^quote | (backslash-ones)&^backslash) & highs
+}
+
+// plainRun skips s[i:] thirty-two bytes at a time while none of them
+// needs a look, and returns where it stopped.
+func plainRun(s string, i int) int {
+	for len(s)-i >= 32 {
+		w := []byte(s[i : i+32])
+		if needsLook(binary.LittleEndian.Uint64(w[0:8]))|needsLook(binary.LittleEndian.Uint64(w[8:16]))|
+			needsLook(binary.LittleEndian.Uint64(w[16:24]))|needsLook(binary.LittleEndian.Uint64(w[24:32])) != 0 {
+			break
+		}
+		i += 32
+	}
+	return i
 }

@@ -64,3 +64,15 @@ func BenchmarkLongReused(b *testing.B) {
 		buf = Append(buf[:0], s)
 	}
 }
+
+// BenchmarkLongEscaped is BenchmarkLongReused on text escaped line by
+// line (a tool's output: a newline every 34 bytes), where the runs of
+// plain bytes are short.
+func BenchmarkLongEscaped(b *testing.B) {
+	s := strings.Repeat("some tool output, line after line\n", (16<<20)/34)
+	buf := make([]byte, 0, len(s)+len(s)/32+2)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = Append(buf[:0], s)
+	}
+}

@@ -117,9 +117,14 @@ func (s *scanner) str(i int) int {
 	for i++; i < len(b); i++ {
 		// Eight bytes at a time while none of them is a quote, a
 		// backslash or a control character: string bodies are most of
-		// a long line.
-		for len(b)-i >= 8 && !special(binary.LittleEndian.Uint64(b[i:])) {
+		// a long line. Once a run is 64 bytes long, thirty-two at a
+		// time (a run that short, in text escaped line by line, is not
+		// slowed by tests that would fail).
+		for n := 0; len(b)-i >= 8 && !special(binary.LittleEndian.Uint64(b[i:])); {
 			i += 8
+			if n++; n == 8 {
+				i = plainRun(b, i)
+			}
 		}
 		if i >= len(b) {
 			break
@@ -165,10 +170,29 @@ const (
 // special reports whether any byte of the word is a quote, a backslash
 // or below 0x20 (the classic has-zero-byte and has-less-than tests; a
 // byte of 0x80 or more never counts).
-func special(w uint64) bool {
+func special(w uint64) bool { return specialBits(w) != 0 }
+
+// specialBits is special before it is reduced to a bool, so that the
+// tests of several words take one branch.
+func specialBits(w uint64) uint64 {
 	quote := w ^ (ones * '"')
 	backslash := w ^ (ones * '\\')
-	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&highs != 0
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
+}
+
+// plainRun skips b[i:] thirty-two bytes at a time while none of them is
+// special, and returns where it stopped (at most 31 bytes before the next
+// special one).
+func plainRun(b []byte, i int) int {
+	for len(b)-i >= 32 {
+		w := b[i : i+32 : i+32]
+		if specialBits(binary.LittleEndian.Uint64(w[0:8]))|specialBits(binary.LittleEndian.Uint64(w[8:16]))|
+			specialBits(binary.LittleEndian.Uint64(w[16:24]))|specialBits(binary.LittleEndian.Uint64(w[24:32])) != 0 {
+			break
+		}
+		i += 32
+	}
+	return i
 }
 
 // number checks the number at i and returns its end.

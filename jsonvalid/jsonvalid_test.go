@@ -72,3 +72,15 @@ func BenchmarkEncodingJSONCompactLongString(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEndPlainString measures End on a long string of plain ASCII,
+// the body of a ladder line (where the translators spend their scans).
+func BenchmarkEndPlainString(b *testing.B) {
+	line, _ := json.Marshal(strings.Repeat("agentconform ladder padding: lorem ipsum dolor sit amet. ", 1<<20/56))
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if End(line, 0, 0) != len(line) {
+			b.Fatal("invalid")
+		}
+	}
+}

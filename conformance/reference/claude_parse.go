@@ -104,8 +104,8 @@ func (p *claudeParser) beginTurn(int, string) []fact {
 	return nil
 }
 
-func (p *claudeParser) line(raw []byte) ([]fact, error) {
-	h, err := readHeader(raw, "claude", false)
+func (p *claudeParser) line(raw []byte, owned bool) ([]fact, error) {
+	h, sc, err := scanHeader(raw, "claude", false)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (p *claudeParser) line(raw []byte) ([]fact, error) {
 			return nil, nil
 		}
 		var l claudeInit
-		if err := decodeAs(raw, &l, "claude system/init"); err != nil {
+		if err := sc.decode(raw, owned, &l, "claude system/init"); err != nil {
 			return nil, err
 		}
 		if h.SessionID != "" {
@@ -131,22 +131,22 @@ func (p *claudeParser) line(raw []byte) ([]fact, error) {
 		}}, nil
 	case "assistant", "user":
 		var l claudeMessageLine
-		if err := decodeAs(raw, &l, "claude "+h.Type); err != nil {
+		if err := sc.decode(raw, owned, &l, "claude "+h.Type); err != nil {
 			return nil, err
 		}
 		if h.Type == "assistant" {
-			return p.assistant(&l)
+			return p.assistant(&l, &sc)
 		}
-		return p.user(&l)
+		return p.user(&l, &sc)
 	case "stream_event":
 		var l claudeStreamLine
-		if err := decodeAs(raw, &l, "claude stream_event"); err != nil {
+		if err := sc.decode(raw, owned, &l, "claude stream_event"); err != nil {
 			return nil, err
 		}
 		return p.streamEvent(l.Event), nil
 	case "tool_progress":
 		var l claudeToolProgress
-		if err := decodeAs(raw, &l, "claude tool_progress"); err != nil {
+		if err := sc.decode(raw, owned, &l, "claude tool_progress"); err != nil {
 			return nil, err
 		}
 		if l.ToolUseID != "" {
@@ -154,7 +154,7 @@ func (p *claudeParser) line(raw []byte) ([]fact, error) {
 		}
 	case "result":
 		var l claudeResult
-		if err := decodeAs(raw, &l, "claude result"); err != nil {
+		if err := sc.decode(raw, owned, &l, "claude result"); err != nil {
 			return nil, err
 		}
 		p.result(&l)
@@ -176,8 +176,8 @@ func claudeApproval(mode string) string {
 }
 
 // blocks decodes message content: an array of blocks, or a string as one
-// text block.
-func blocks(m *claudeMessage) ([]claudeBlock, error) {
+// text block. sc is the scan of the line the message came from.
+func blocks(m *claudeMessage, sc *lineScan) ([]claudeBlock, error) {
 	if m == nil || isNull(m.Content) {
 		return nil, nil
 	}
@@ -187,7 +187,7 @@ func blocks(m *claudeMessage) ([]claudeBlock, error) {
 	// Decoded whole when it can be (one pass instead of three); block by
 	// block when a block is broken, to keep the others.
 	var all []claudeBlock
-	if unmarshalShared(m.Content, &all) == nil { // Content is the parser's own copy
+	if sc.unmarshal(m.Content, &all, true) == nil { // Content is the parser's own copy, or part of an owned line
 		return all, nil
 	}
 	var raws []json.RawMessage
@@ -208,8 +208,8 @@ func blocks(m *claudeMessage) ([]claudeBlock, error) {
 	return bs, bad
 }
 
-func (p *claudeParser) assistant(l *claudeMessageLine) ([]fact, error) {
-	bs, err := blocks(l.Message)
+func (p *claudeParser) assistant(l *claudeMessageLine, sc *lineScan) ([]fact, error) {
+	bs, err := blocks(l.Message, sc)
 	var out []fact
 	for _, b := range bs {
 		switch {
@@ -226,8 +226,8 @@ func (p *claudeParser) assistant(l *claudeMessageLine) ([]fact, error) {
 	return out, err
 }
 
-func (p *claudeParser) user(l *claudeMessageLine) ([]fact, error) {
-	bs, err := blocks(l.Message)
+func (p *claudeParser) user(l *claudeMessageLine, sc *lineScan) ([]fact, error) {
+	bs, err := blocks(l.Message, sc)
 	var out []fact
 	for _, b := range bs {
 		switch {

@@ -112,8 +112,8 @@ func (p *codexParser) itemID(id string) string {
 	return id + "#" + strconv.Itoa(p.proc)
 }
 
-func (p *codexParser) line(raw []byte) ([]fact, error) {
-	h, err := readHeader(raw, "codex", true)
+func (p *codexParser) line(raw []byte, owned bool) ([]fact, error) {
+	h, sc, err := scanHeader(raw, "codex", true)
 	if err != nil {
 		return nil, err
 	}
@@ -123,14 +123,14 @@ func (p *codexParser) line(raw []byte) ([]fact, error) {
 	switch h.Type {
 	case "thread.started":
 		var l codexThread
-		if err := decodeAs(raw, &l, "codex thread.started"); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex thread.started"); err != nil {
 			return nil, err
 		}
 		p.sid = l.ThreadID
 		return []fact{factSession{id: l.ThreadID, model: p.opts.Model, cwd: p.opts.Cwd, sandboxMode: codexSandbox(p.opts.Sandbox)}}, nil
 	case "turn.completed":
 		var l codexTurnCompleted
-		if err := decodeAs(raw, &l, "codex turn.completed"); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex turn.completed"); err != nil {
 			return nil, err
 		}
 		t := &terminal{}
@@ -142,7 +142,7 @@ func (p *codexParser) line(raw []byte) ([]fact, error) {
 		p.term = t
 	case "turn.failed":
 		var l codexTurnFailed
-		if err := decodeAs(raw, &l, "codex turn.failed"); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex turn.failed"); err != nil {
 			return nil, err
 		}
 		t := &terminal{failed: true, errText: "turn failed"}
@@ -152,17 +152,17 @@ func (p *codexParser) line(raw []byte) ([]fact, error) {
 		p.term = t
 	case "error":
 		var l codexError
-		if err := decodeAs(raw, &l, "codex error"); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex error"); err != nil {
 			return nil, err
 		}
 		return []fact{factText{kind: textNotice, text: l.Message}}, nil
 	case "item.started", "item.updated", "item.completed":
 		var l codexItemLine
-		if err := decodeAs(raw, &l, "codex "+h.Type); err != nil {
+		if err := sc.decode(raw, owned, &l, "codex "+h.Type); err != nil {
 			return nil, err
 		}
 		if l.Item != nil {
-			return p.item(h.Type, l.Item), nil
+			return p.item(h.Type, l.Item, &sc), nil
 		}
 	}
 	return nil, nil
@@ -195,8 +195,9 @@ func codexSandbox(s string) string {
 	return ""
 }
 
-// item handles item.started, item.updated and item.completed.
-func (p *codexParser) item(ev string, it *codexItem) []fact {
+// item handles item.started, item.updated and item.completed; sc is the
+// scan of the line.
+func (p *codexParser) item(ev string, it *codexItem, sc *lineScan) []fact {
 	id := p.itemID(it.ID)
 	switch it.Type {
 	case "agent_message":
@@ -228,7 +229,7 @@ func (p *codexParser) item(ev string, it *codexItem) []fact {
 	case "item.updated":
 		out = append(out, p.progress(id, it)...)
 	case "item.completed":
-		out = append(out, codexToolEnd(id, it)...)
+		out = append(out, codexToolEnd(id, it, sc)...)
 	}
 	return out
 }
@@ -285,11 +286,11 @@ func (p *codexParser) progress(id string, it *codexItem) []fact {
 
 // codexToolEnd is the end of a tool-like item: its result, and for a
 // completed file change, one file fact per changed file.
-func codexToolEnd(id string, it *codexItem) []fact {
+func codexToolEnd(id string, it *codexItem, sc *lineScan) []fact {
 	end := factToolEnd{id: id, ok: true}
 	switch it.Type {
 	case "command_execution":
-		end.result = jsonString(it.AggregatedOutput)
+		end.result, end.text, end.isText = sc.jsonString(it.AggregatedOutput), it.AggregatedOutput, true
 		code := int64(0)
 		if it.ExitCode != nil {
 			code = int64(*it.ExitCode)

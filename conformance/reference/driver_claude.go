@@ -277,7 +277,7 @@ type controlLine struct {
 // permission policy (exactly once, never after its cancel), anything else
 // with the error the SDKs give for subtypes they do not handle.
 func (d *claudeDriver) control(line []byte) {
-	if !bytes.Contains(line, []byte(`control_`)) {
+	if !mentionsControl(line) {
 		return
 	}
 	var c controlLine
@@ -366,4 +366,28 @@ func (d *claudeDriver) close(ctx context.Context, lastOK bool) error {
 		return nil // the status reports the failed (or interrupted) last turn
 	}
 	return err
+}
+
+// mentionsControl reports whether line holds "control_", as bytes.Contains
+// does, but looks for its underscore, which text seldom holds, where
+// bytes.Contains looks for its 'c', which text often does: every stdout
+// line goes through here, a 64 MiB one too. Where underscores are common
+// it hands the rest of the line to bytes.Contains.
+func mentionsControl(line []byte) bool {
+	const word = "control"
+	for i, n := 0, 0; ; n++ {
+		j := bytes.IndexByte(line[i:], '_')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i >= len(word) && string(line[i-len(word):i]) == word {
+			return true
+		}
+		i++
+		if n >= 64 && n*64 > i {
+			// (Every underscore before i has been looked at.)
+			return bytes.Contains(line[max(i-len(word), 0):], []byte(word+"_"))
+		}
+	}
 }

@@ -76,6 +76,11 @@ type factToolEnd struct {
 	ok      bool
 	result  json.RawMessage // any JSON value, or nil
 	errText string
+	// text is what result encodes when that is a string the parser had
+	// (isText): the shim, which shows a result as text, need not decode
+	// a 64 MiB result again to show its first 16 KiB.
+	text   string
+	isText bool
 }
 
 // factFile: a file changed.

@@ -74,15 +74,15 @@ func (p *geminiParser) beginTurn(int, string) []fact {
 	return nil
 }
 
-func (p *geminiParser) line(raw []byte) ([]fact, error) {
-	h, err := readHeader(raw, "gemini", true)
+func (p *geminiParser) line(raw []byte, owned bool) ([]fact, error) {
+	h, sc, err := scanHeader(raw, "gemini", true)
 	if err != nil {
 		return nil, err
 	}
 	switch h.Type {
 	case "init":
 		var l geminiInit
-		if err := decodeAs(raw, &l, "gemini init"); err != nil {
+		if err := sc.decode(raw, owned, &l, "gemini init"); err != nil {
 			return nil, err
 		}
 		p.sid = l.SessionID
@@ -93,7 +93,7 @@ func (p *geminiParser) line(raw []byte) ([]fact, error) {
 		return []fact{factSession{id: l.SessionID, model: first(l.Model, p.opts.Model), cwd: p.opts.Cwd, approvalMode: approval}}, nil
 	case "message":
 		var l geminiMessage
-		if err := decodeAs(raw, &l, "gemini message"); err != nil {
+		if err := sc.decode(raw, owned, &l, "gemini message"); err != nil {
 			return nil, err
 		}
 		if l.Role == "user" {
@@ -105,25 +105,25 @@ func (p *geminiParser) line(raw []byte) ([]fact, error) {
 		return []fact{factText{kind: textAnswer, text: l.Content, partial: l.Delta}}, nil
 	case "tool_use":
 		var l geminiToolUse
-		if err := decodeAs(raw, &l, "gemini tool_use"); err != nil {
+		if err := sc.decode(raw, owned, &l, "gemini tool_use"); err != nil {
 			return nil, err
 		}
 		return []fact{factToolStart{id: l.ToolID, name: l.ToolName, shimName: l.ToolName, input: toolInput(l.Parameters)}}, nil
 	case "tool_result":
 		var l geminiToolResult
-		if err := decodeAs(raw, &l, "gemini tool_result"); err != nil {
+		if err := sc.decode(raw, owned, &l, "gemini tool_result"); err != nil {
 			return nil, err
 		}
-		return []fact{geminiToolEnd(&l)}, nil
+		return []fact{geminiToolEnd(&l, &sc)}, nil
 	case "error":
 		var l geminiErrorEvent
-		if err := decodeAs(raw, &l, "gemini error"); err != nil {
+		if err := sc.decode(raw, owned, &l, "gemini error"); err != nil {
 			return nil, err
 		}
 		return []fact{factText{kind: textNotice, text: l.Message}}, nil
 	case "result":
 		var l geminiResult
-		if err := decodeAs(raw, &l, "gemini result"); err != nil {
+		if err := sc.decode(raw, owned, &l, "gemini result"); err != nil {
 			return nil, err
 		}
 		p.term = geminiTerminal(&l)
@@ -132,10 +132,11 @@ func (p *geminiParser) line(raw []byte) ([]fact, error) {
 }
 
 // geminiToolEnd: status success is success; an error carries its message.
-func geminiToolEnd(l *geminiToolResult) factToolEnd {
+// sc is the scan of the line.
+func geminiToolEnd(l *geminiToolResult, sc *lineScan) factToolEnd {
 	end := factToolEnd{id: l.ToolID, ok: l.Status == "success"}
 	if l.Output != nil {
-		end.result = jsonString(*l.Output)
+		end.result, end.text, end.isText = sc.jsonString(*l.Output), *l.Output, true
 	}
 	if !end.ok {
 		switch {

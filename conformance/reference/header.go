@@ -3,8 +3,6 @@ package reference
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/agentconform/agentconform/jsonvalid"
 )
 
 // lineHeader holds the top-level members a parser dispatches a line on.
@@ -33,9 +31,20 @@ type typeHeader struct {
 // JSON) goes to json.Unmarshal, which then decides; FuzzReadHeader holds
 // the two to the same answers.
 func readHeader(raw []byte, cli string, typeOnly bool) (lineHeader, error) {
+	h, _, err := scanHeader(raw, cli, typeOnly)
+	return h, err
+}
+
+// scanHeader is readHeader, and gives what its pass learned of the line
+// besides: when the pass was sure, the line is valid JSON and the long
+// strings it noted on the way are all of them, so that decoding the line
+// (lineScan.decode) need not scan it again.
+func scanHeader(raw []byte, cli string, typeOnly bool) (lineHeader, lineScan, error) {
 	var h lineHeader
-	if h.scan(raw, typeOnly) {
-		return h, nil
+	var sc lineScan
+	if h.scan(raw, typeOnly, &sc.longs) {
+		sc.raw, sc.known = raw, true
+		return h, sc, nil
 	}
 	h = lineHeader{}
 	var err error
@@ -47,14 +56,15 @@ func readHeader(raw []byte, cli string, typeOnly bool) (lineHeader, error) {
 		err = json.Unmarshal(raw, &h)
 	}
 	if err != nil {
-		return lineHeader{}, fmt.Errorf("%s: undecodable line: %w", cli, err)
+		return lineHeader{}, lineScan{}, fmt.Errorf("%s: undecodable line: %w", cli, err)
 	}
-	return h, nil
+	return h, lineScan{}, nil
 }
 
 // scan reads the header, checking that b is one JSON object and nothing
-// else; false means it could not be sure.
-func (h *lineHeader) scan(b []byte, typeOnly bool) bool {
+// else, and adds its long strings to longs (as longStrings finds them);
+// false means it could not be sure.
+func (h *lineHeader) scan(b []byte, typeOnly bool, longs *[]span) bool {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -97,7 +107,7 @@ func (h *lineHeader) scan(b []byte, typeOnly bool) bool {
 		if dst == nil && (foldsTo(key, "type") || !typeOnly && (foldsTo(key, "subtype") || foldsTo(key, "session_id"))) {
 			return false
 		}
-		end := jsonvalid.End(b, i, 1)
+		end := longValue(b, i, 1, longs) // jsonvalid.End, noting long strings
 		if end < 0 {
 			return false
 		}

@@ -1,7 +1,9 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,6 +66,8 @@ func FuzzReadHeader(f *testing.F) {
 	for _, s := range headerSeeds {
 		f.Add([]byte(s))
 	}
+	long := strings.Repeat("x", longString)
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"text":"` + long + `"}],"id":"` + long[1:] + `"},"session_id":"` + long + `"}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		for _, typeOnly := range []bool{false, true} {
 			got, gerr := readHeader(raw, "cli", typeOnly)
@@ -82,6 +86,13 @@ func FuzzReadHeader(f *testing.F) {
 			if werr == nil && got != want {
 				t.Fatalf("typeOnly=%v %q: readHeader %+v, json.Unmarshal %+v", typeOnly, raw, got, want)
 			}
+			// The long strings the pass notes are those longStrings finds.
+			if _, sc, _ := scanHeader(raw, "cli", typeOnly); sc.known {
+				longs, ok := longStrings(raw)
+				if !ok || !slices.Equal(longs, sc.longs) {
+					t.Fatalf("typeOnly=%v %q: the header pass notes long strings %v, longStrings %v (%v)", typeOnly, raw, sc.longs, longs, ok)
+				}
+			}
 		}
 	})
 }
@@ -91,14 +102,27 @@ func FuzzReadHeader(f *testing.F) {
 func TestReadHeaderFastPass(t *testing.T) {
 	for _, s := range []string{headerSeeds[0], headerSeeds[1], headerSeeds[2], headerSeeds[12], headerSeeds[14], headerSeeds[15]} {
 		var h lineHeader
-		if !json.Valid([]byte(s)) || !h.scan([]byte(s), false) {
+		if !json.Valid([]byte(s)) || !h.scan([]byte(s), false, new([]span)) {
 			t.Errorf("%s: fast pass declined", s)
 		}
 	}
 	var h lineHeader
 	for _, s := range []string{`{"Type":"result"}`, `{"typ\u0065":"x"}`, `{"type":"café"}`, `{"type":null}`} {
-		if h.scan([]byte(s), false) {
+		if h.scan([]byte(s), false, new([]span)) {
 			t.Errorf("%s: fast pass accepted a line only json.Unmarshal reads right", s)
 		}
 	}
+}
+
+// FuzzMentionsControl holds mentionsControl to bytes.Contains.
+func FuzzMentionsControl(f *testing.F) {
+	for _, s := range []string{"", "control_", "xcontrol_request", "control", "_control", "contro_l_", strings.Repeat("_", 5000) + "control_",
+		strings.Repeat("a_", 3000) + "control_x", "control_" + strings.Repeat("_", 100)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := mentionsControl(b), bytes.Contains(b, []byte("control_")); got != want {
+			t.Fatalf("%q: mentionsControl %v, bytes.Contains %v", b, got, want)
+		}
+	})
 }

@@ -251,14 +251,21 @@ func unquote(tok []byte) (string, bool) {
 
 // plainASCII returns the index of the first byte at or after i that is
 // not plain ASCII (a quote, a backslash, a control byte, or 0x80 and up),
-// or len(b); eight bytes at a time.
+// or len(b); eight bytes at a time, and thirty-two once a run is 64 bytes
+// long.
 func plainASCII(b []byte, i int) int {
-	for i+8 <= len(b) {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if w&0x8080808080808080 != 0 || jsonvalidSpecial(w) {
-			break
-		}
+	for n := 0; i+8 <= len(b) && notPlain(binary.LittleEndian.Uint64(b[i:])) == 0; {
 		i += 8
+		if n++; n == 8 {
+			for i+32 <= len(b) {
+				w := b[i : i+32 : i+32]
+				if notPlain(binary.LittleEndian.Uint64(w[0:8]))|notPlain(binary.LittleEndian.Uint64(w[8:16]))|
+					notPlain(binary.LittleEndian.Uint64(w[16:24]))|notPlain(binary.LittleEndian.Uint64(w[24:32])) != 0 {
+					break
+				}
+				i += 32
+			}
+		}
 	}
 	for i < len(b) {
 		if c := b[i]; c < ' ' || c >= utf8.RuneSelf || c == '"' || c == '\\' {
@@ -269,13 +276,13 @@ func plainASCII(b []byte, i int) int {
 	return i
 }
 
-// jsonvalidSpecial reports whether any byte of w is a quote, a backslash
-// or below 0x20 (for bytes below 0x80).
-func jsonvalidSpecial(w uint64) bool {
+// notPlain is nonzero exactly when a byte of w is not plain ASCII (the
+// classic has-zero-byte and has-less-than tests: a byte below 0x20, or a
+// zero byte of w^'"' or w^'\\', borrows into its high bit).
+func notPlain(w uint64) uint64 {
 	const ones = 0x0101010101010101
-	quote := w ^ (ones * '"')
-	backslash := w ^ (ones * '\\')
-	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(w-ones*0x20)&^w)&0x8080808080808080 != 0
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return (w | (w-ones*0x20)&^w | (quote-ones)&^quote | (backslash-ones)&^backslash) & 0x8080808080808080
 }
 
 // hasControl reports whether b holds a byte below 0x20 or a quote.
@@ -328,15 +335,6 @@ func rawStrings(raws []json.RawMessage) []string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// decodeAs decodes a line into the struct of its type, naming the type in
-// the error.
-func decodeAs(raw []byte, v any, what string) error {
-	if err := unmarshal(raw, v); err != nil {
-		return fmt.Errorf("%s: undecodable line: %w", what, err)
-	}
-	return nil
-}
 
 // marshalNoEscape is json.Marshal without the HTML escaping of <, > and &,
 // which the CLIs do not do either.

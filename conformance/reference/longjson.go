@@ -6,6 +6,7 @@ import (
 	"encoding"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"sync"
@@ -25,38 +26,217 @@ import (
 // (unquote) in a string field, as it was written inside a
 // json.RawMessage. Anything the fast path is not sure of, and every
 // error, goes to json.Unmarshal on the line as it is.
-func unmarshal(raw []byte, v any) error { return unmarshalLong(raw, v, false) }
+func unmarshal(raw []byte, v any) error { return (&lineScan{}).unmarshal(raw, v, false) }
 
-// unmarshalShared is unmarshal for raw that no one changes while v is in
-// use (a json.RawMessage the parser decoded itself): the long strings put
-// back share raw's memory instead of being copied.
-func unmarshalShared(raw []byte, v any) error { return unmarshalLong(raw, v, true) }
+// lineScan is what is known of a line's long strings before it is
+// decoded (scanHeader found them on its way), and of the raw values that
+// decoding it left sharing its memory: a raw value decoded in its turn
+// (Claude's message content, into blocks) is not scanned again either.
+type lineScan struct {
+	raw   []byte
+	longs []span // raw's long strings, when known
+	known bool
+	// parts are raw values put back uncopied, with their long strings.
+	parts []lineScan
+	// strs are the long strings put back, with their tokens in the line
+	// (which is not copied: shared).
+	strs []decodedString
+}
 
-func unmarshalLong(raw []byte, v any, shared bool) error {
+// decodedString is a long string value and the token it was decoded from.
+type decodedString struct {
+	s   string
+	tok []byte
+}
+
+// jsonString is jsonString(s), but when s is a long string value of the
+// line (decoding left it there, shared) whose token is already what
+// jsonString gives (canonicalToken), the token itself: a 64 MiB tool
+// output is not encoded again into a fresh buffer of its size.
+func (sc *lineScan) jsonString(s string) json.RawMessage {
+	for _, d := range sc.strs {
+		if len(d.s) == len(s) && len(s) > 0 && unsafe.StringData(d.s) == unsafe.StringData(s) && canonicalToken(d.tok) {
+			return d.tok
+		}
+	}
+	return jsonString(s)
+}
+
+// canonicalToken reports whether the valid JSON string token tok is what
+// jsonstr.Marshal writes for its value: valid UTF-8 without a raw U+2028
+// or U+2029, and only the escapes jsonstr writes (\", \\, \b, \f, \n, \r,
+// \t, \u00xx in lower case for the other control characters, \u2028,
+// \u2029). It looks at most bytes with bytes.IndexByte and utf8.Valid,
+// several times faster than encoding the value again.
+func canonicalToken(tok []byte) bool {
+	body := tok[1 : len(tok)-1]
+	if !utf8.Valid(body) {
+		return false
+	}
+	for b := body; ; {
+		i := bytes.IndexByte(b, 0xE2) // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+		if i < 0 {
+			break
+		}
+		if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+			return false
+		}
+		b = b[i+1:]
+	}
+	for b := body; ; {
+		i := bytes.IndexByte(b, '\\')
+		if i < 0 {
+			return true
+		}
+		b = b[i+1:] // the escape (tok is valid: it is complete)
+		switch b[0] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			b = b[1:]
+		case 'u':
+			h := string(b[1:5])
+			switch {
+			case h == "2028" || h == "2029":
+			case (h[2] == '0' || h[2] == '1') && h[:2] == "00" && ('0' <= h[3] && h[3] <= '9' || 'a' <= h[3] && h[3] <= 'f'):
+				switch h[2:] {
+				case "08", "09", "0a", "0c", "0d": // \b \t \n \f \r
+					return false
+				}
+			default:
+				return false
+			}
+			b = b[5:]
+		default:
+			return false
+		}
+	}
+}
+
+// decode decodes a line into the struct of its type, naming the type in
+// the error. An owned line (see ownedLiner) is decoded shared: its long
+// strings and raw values stay in it, uncopied.
+func (sc *lineScan) decode(raw []byte, owned bool, v any, what string) error {
+	if err := sc.unmarshal(raw, v, owned); err != nil {
+		return fmt.Errorf("%s: undecodable line: %w", what, err)
+	}
+	return nil
+}
+
+// unmarshal is unmarshal, taking raw's long strings from the scan when it
+// knows them, of raw or of a part of it. Shared, for raw that no one
+// changes while v is in use (an owned line, or a raw value the parser
+// decoded itself), the long strings and raw values put back share raw's
+// memory instead of being copied.
+func (sc *lineScan) unmarshal(raw []byte, v any, shared bool) error {
 	if len(raw) < longLine || !plainTarget(reflect.TypeOf(v)) {
 		return json.Unmarshal(raw, v)
 	}
-	longs, ok := longStrings(raw)
-	if !ok || len(longs) == 0 || bytes.Contains(raw, []byte(longNonce)) {
-		// (A line that spells this process's stand-ins is read as it is.)
+	longs, ok := sc.longsOf(raw)
+	if !ok {
+		longs, ok = longStrings(raw)
+	}
+	if !ok || len(longs) == 0 {
 		return json.Unmarshal(raw, v)
 	}
+	// A line that spells this process's stand-ins is read as it is. Only
+	// what lies between the long strings is looked at: a stand-in in one
+	// of them is taken out with it (and the nonce, hex digits, cannot
+	// run across a string's quote).
+	nonce := []byte(longNonce)
+	ll := &longDoc{raw: raw, longs: longs, shared: shared, at: make([]int, len(longs)), scan: sc}
 	small := make([]byte, 0, 256)
 	last := 0
 	for k, l := range longs {
+		if bytes.Contains(raw[last:l.start], nonce) {
+			return json.Unmarshal(raw, v)
+		}
 		small = append(small, raw[last:l.start]...)
+		ll.at[k] = len(small)
 		small = append(small, '"')
 		small = append(small, longMarker(k)...)
 		small = append(small, '"')
 		last = l.end
+	}
+	if bytes.Contains(raw[last:], nonce) {
+		return json.Unmarshal(raw, v)
 	}
 	small = append(small, raw[last:]...)
 	if err := json.Unmarshal(small, v); err != nil {
 		reflect.ValueOf(v).Elem().SetZero()
 		return json.Unmarshal(raw, v)
 	}
-	putBack(reflect.ValueOf(v).Elem(), raw, longs, shared)
+	ll.small = small
+	putBack(reflect.ValueOf(v).Elem(), ll)
 	return nil
+}
+
+// longDoc is a line lineScan.unmarshal decodes: the line, its long strings,
+// and small, the line with a stand-in for each, the k-th at small[at[k]:].
+type longDoc struct {
+	raw, small []byte
+	longs      []span
+	at         []int
+	shared     bool      // the values put back may share raw's memory
+	scan       *lineScan // notes the parts of raw put back uncopied
+}
+
+// longsOf returns the long strings of b when the scan knows them: b is
+// the scanned line, or a part of it put back uncopied.
+func (sc *lineScan) longsOf(b []byte) ([]span, bool) {
+	same := func(a []byte) bool { return len(a) == len(b) && len(b) > 0 && &a[0] == &b[0] }
+	if sc.known && same(sc.raw) {
+		return sc.longs, true
+	}
+	for _, p := range sc.parts {
+		if same(p.raw) {
+			return p.longs, true
+		}
+	}
+	return nil, false
+}
+
+// rawOffset maps an offset of small that is not inside a stand-in to the
+// same place in raw (-1 for one inside).
+func (ll *longDoc) rawOffset(off int) int {
+	grown := 0 // how much longer raw is than small before off
+	for k, l := range ll.longs {
+		tok := 2 + len(longMarker(k))
+		switch {
+		case off <= ll.at[k]:
+			return off + grown
+		case off < ll.at[k]+tok:
+			return -1
+		}
+		grown += l.end - l.start - tok
+	}
+	return off + grown
+}
+
+// sharedRaw returns the part of raw that a raw value r holding stand-ins
+// was decoded from, uncopied: encoding/json copies a raw value's bytes as
+// they are, and small spells each stand-in once (and this process's
+// nonce nowhere else), so r lies in small at one place, which maps to
+// the part of raw between the same long strings.
+func (ll *longDoc) sharedRaw(r []byte) ([]byte, bool) {
+	i := bytes.Index(ll.small, r)
+	if i < 0 {
+		return nil, false
+	}
+	start, end := ll.rawOffset(i), ll.rawOffset(i+len(r))
+	if start < 0 || end < start {
+		return nil, false
+	}
+	part := ll.raw[start:end:end] // full: an append to it copies
+	if ll.scan != nil && len(part) > 0 {
+		// Its long strings are those of raw that lie in it.
+		var longs []span
+		for _, l := range ll.longs {
+			if start <= l.start && l.end <= end {
+				longs = append(longs, span{l.start - start, l.end - start})
+			}
+		}
+		ll.scan.parts = append(ll.scan.parts, lineScan{raw: part, longs: longs, known: true})
+	}
+	return part, true
 }
 
 const (
@@ -221,23 +401,23 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
-// putBack replaces the stand-ins in v by the long strings of raw (copies,
-// or parts of raw when shared).
-func putBack(v reflect.Value, raw []byte, longs []span, shared bool) {
+// putBack replaces the stand-ins in v by the long strings of the line
+// (copies, or parts of it when shared).
+func putBack(v reflect.Value, ll *longDoc) {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
-			putBack(v.Elem(), raw, longs, shared)
+			putBack(v.Elem(), ll)
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
-				putBack(f, raw, longs, shared)
+				putBack(f, ll)
 			}
 		}
 	case reflect.Slice:
 		if v.Type() == rawMessageType {
-			if r, ok := putBackRaw(v.Bytes(), raw, longs); ok {
+			if r, ok := ll.putBackRaw(v.Bytes()); ok {
 				v.SetBytes(r)
 			}
 			return
@@ -246,27 +426,45 @@ func putBack(v reflect.Value, raw []byte, longs []span, shared bool) {
 			return
 		}
 		for i := range v.Len() {
-			putBack(v.Index(i), raw, longs, shared)
+			putBack(v.Index(i), ll)
 		}
 	case reflect.Array:
 		for i := range v.Len() {
-			putBack(v.Index(i), raw, longs, shared)
+			putBack(v.Index(i), ll)
 		}
 	case reflect.String:
-		if k := longIndex(v.String()); k >= 0 && k < len(longs) {
-			tok := raw[longs[k].start:longs[k].end]
+		if k := longIndex(v.String()); k >= 0 && k < len(ll.longs) {
+			tok := ll.raw[ll.longs[k].start:ll.longs[k].end]
 			body := tok[1 : len(tok)-1]
 			switch {
 			case bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body):
 				s, _ := unquote(tok) // a valid token (jsonvalid): it decodes
 				v.SetString(s)
-			case shared:
+			case ll.shared:
 				v.SetString(unsafe.String(unsafe.SliceData(body), len(body)))
 			default:
 				v.SetString(string(body))
 			}
+			if ll.shared && ll.scan != nil {
+				ll.scan.strs = append(ll.scan.strs, decodedString{v.String(), tok[:len(tok):len(tok)]})
+			}
 		}
 	}
+}
+
+// putBackRaw is the raw value r with the long strings' tokens in place of
+// its stand-ins: the part of the line it came from when shared, else a
+// copy; ok is false when it holds none.
+func (ll *longDoc) putBackRaw(r []byte) ([]byte, bool) {
+	if !bytes.Contains(r, []byte(`"\u0000agentconform-long-`+longNonce+"-")) {
+		return nil, false
+	}
+	if ll.shared {
+		if out, ok := ll.sharedRaw(r); ok {
+			return out, true
+		}
+	}
+	return putBackRaw(r, ll.raw, ll.longs)
 }
 
 // putBackRaw rebuilds a raw value that holds stand-ins with the long

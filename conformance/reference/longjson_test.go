@@ -1,11 +1,17 @@
 package reference
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/jsonvalid"
 )
 
 // TestUnmarshalAgrees holds unmarshal to json.Unmarshal on lines with long
@@ -32,6 +38,8 @@ func TestUnmarshalAgrees(t *testing.T) {
 		"delta":             `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"` + long[:4096] + `"}},"session_id":"s"}`,
 		"just short":        `{"message":{"id":"` + long[:longString-1] + `","content":"` + long[:longLine] + `"}}`,
 		"marker lookalike":  `{"message":{"id":"` + long + `","content":["\u0000agentconform-long-` + longNonce + `-0\u0000","\u0000agentconform-long-` + longNonce + `-7\u0000"]}}`,
+		"nonce in long":     `{"message":{"id":"` + long + longNonce + `","content":["` + longNonce + long + `"]}}`,
+		"spaced raw":        `{"message":{"content": [ {"type" : "text", "text":"` + long + `" } , "` + long + `" ] , "id" : "m" }}`,
 		"codex item":        `{"type":"item.completed","item":{"id":"i","type":"command_execution","aggregated_output":"` + long + `","exit_code":0,"result":{"out":"` + long + `"}}}`,
 		"gemini tool_use":   `{"type":"tool_use","tool_name":"x","parameters":{"a":"` + long + `","b":[1,2]}}`,
 		"white space":       " \t{ \"message\" : { \"id\" : \"" + long + "\" } }\n",
@@ -60,8 +68,40 @@ func TestUnmarshalAgrees(t *testing.T) {
 				if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(want, got) {
 					t.Errorf("%s into %s: unmarshal gives %v, %.300v; json.Unmarshal %v, %.300v", name, tname, gerr, got, werr, want)
 				}
+				shared := mk()
+				var sc lineScan
+				serr := sc.unmarshal(bytes.Clone(raw), shared, true)
+				if fmt.Sprint(werr) != fmt.Sprint(serr) || !reflect.DeepEqual(want, shared) {
+					t.Errorf("%s into %s: shared, unmarshal gives %v, %.300v; json.Unmarshal %v, %.300v", name, tname, serr, shared, werr, want)
+				}
+				// The parts it left in place know their long strings.
+				for _, p := range sc.parts {
+					if longs, ok := longStrings(p.raw); !ok || !slices.Equal(longs, p.longs) {
+						t.Errorf("%s into %s: a part of %d bytes notes long strings %v, longStrings %v (%v)", name, tname, len(p.raw), p.longs, longs, ok)
+					}
+				}
 			}
 		}
+	}
+}
+
+// TestUnmarshalSharedRaw: a raw value with long strings in it is, shared,
+// the part of the line it came from, not a copy.
+func TestUnmarshalSharedRaw(t *testing.T) {
+	long := strings.Repeat("ladder padding ", 1<<20/15)
+	line := []byte(`{"type":"assistant","message":{"id":"m1","content":[ {"type":"text","text":"` + long + `"} ]}}`)
+	var l claudeMessageLine
+	var sc lineScan
+	if err := sc.unmarshal(line, &l, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sc.longsOf(l.Message.Content); !ok {
+		t.Errorf("the scan does not know the long strings of the content it left in place")
+	}
+	c := l.Message.Content
+	i := bytes.Index(line, []byte(`[ {`))
+	if len(c) == 0 || &c[0] != &line[i] || cap(c) != len(c) {
+		t.Errorf("content %.40q... is not the line's own bytes at %d (or has room to grow into the line)", c, i)
 	}
 }
 
@@ -140,6 +180,83 @@ func TestStreamedTextSplit(t *testing.T) {
 		}
 		if !b.prefixOf(text) || !b.prefixOf(text+"more") || b.prefixOf(text[:len(text)-1]) || b.prefixOf("x"+text) {
 			t.Errorf("deltas of %d bytes: prefixOf is wrong", size)
+		}
+	}
+}
+
+// FuzzCanonicalToken holds canonicalToken to its definition: a valid
+// string token is canonical exactly when jsonString of its value gives
+// it back.
+func FuzzCanonicalToken(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\t\"q\" \\ \/"`, `"\u001f\u000b\u0000"`, `"\u001F"`, `"\u0041"`, `"\u00e9"`, `"\u2028\u2029"`,
+		"\"\u2028\"", "\"\xff\"", `"\ufffd"`, "\"\ufffd\"", `"\ud83d\ude00"`, `"\b\f\r"`, `"\u0008"`, `"\u000a"`, "\"é漢\"", `"<&>"`, "\"\x7f\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, tok []byte) {
+		if len(tok) < 2 || tok[0] != '"' || jsonvalid.End(tok, 0, 0) != len(tok) {
+			return
+		}
+		s, ok := unquote(tok)
+		if !ok {
+			t.Fatalf("%q: a valid token does not decode", tok)
+		}
+		if got, want := canonicalToken(tok), string(jsonString(s)) == string(tok); got != want {
+			t.Fatalf("%q: canonicalToken %v, jsonString of its value gives %q", tok, got, jsonString(s))
+		}
+	})
+}
+
+// TestToolOutputShared: a Codex command's long output, in an owned line
+// and written as jsonString writes it, is its result as it is in the
+// line; written otherwise (an escaped slash), it is encoded anew.
+func TestToolOutputShared(t *testing.T) {
+	long := strings.Repeat(`ladder padding\n`, 1<<16)
+	for _, tc := range []struct {
+		out    string
+		shared bool
+	}{{long, true}, {long + `\/`, false}} {
+		tr, err := NewUnified(Codex, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := tr.(ownedLiner[unified.Event])
+		tr.BeginTurn("hi")
+		line := []byte(`{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"` + tc.out + `","exit_code":0,"status":"completed"}}`)
+		evs, err := o.ownedLine(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res []byte
+		for _, ev := range evs {
+			if tcEv, ok := ev.(*unified.ToolCompleted); ok {
+				res = tcEv.Result
+			}
+		}
+		s, _ := unquote([]byte(`"` + tc.out + `"`))
+		if string(res) != string(jsonString(s)) {
+			t.Fatalf("result %.60q..., want %.60q...", res, jsonString(s))
+		}
+		i := bytes.Index(line, []byte(`"ladder`))
+		if shared := &res[0] == &line[i]; shared != tc.shared {
+			t.Errorf("output %.20q...: result shares the line: %v", tc.out, shared)
+		}
+	}
+}
+
+// TestPlainASCII holds plainASCII to a byte-at-a-time look: the first
+// quote, backslash, control byte or byte of 0x80 and up, wherever it lies
+// in a long run.
+func TestPlainASCII(t *testing.T) {
+	for _, special := range []byte{'"', '\\', 0x01, 0x1f, 0x80, 0xff} {
+		for at := range 300 {
+			b := []byte(strings.Repeat("plain text ", 30))
+			b[at] = special
+			want := bytes.IndexFunc(b, func(r rune) bool { return r < ' ' || r >= utf8.RuneSelf || r == '"' || r == '\\' })
+			for from := range min(at+1, 40) {
+				if got := plainASCII(b, from); got != want {
+					t.Fatalf("special %#x at %d, from %d: plainASCII %d", special, at, from, got)
+				}
+			}
 		}
 	}
 }

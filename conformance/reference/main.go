@@ -67,6 +67,12 @@ func Main(ctx context.Context, name string, args []string, stdin io.Reader, stdo
 		// twice that.
 		debug.SetMemoryLimit(memoryLimit)
 	}
+	if os.Getenv("GOGC") == "" {
+		// A long text streams as thousands of 16 KiB deltas, each a few
+		// short-lived copies: with the default target the collector ran
+		// a hundred times a case on a heap of 4 MiB.
+		debug.SetGCPercent(gcPercent)
+	}
 
 	// SIGINT is an interrupt here, not the end: run on a context of our
 	// own that only SIGTERM ends.
@@ -104,6 +110,11 @@ func Main(ctx context.Context, name string, args []string, stdin io.Reader, stdo
 // memoryLimit is the adapter's soft memory limit (unless GOMEMLIMIT
 // sets one).
 const memoryLimit = 256 << 20
+
+// gcPercent is the adapter's collection target (unless GOGC sets one):
+// the heap may grow to five times what is live, 16 MiB at the least, and
+// memoryLimit bounds it on long lines.
+const gcPercent = 400
 
 // buildVersion is the module version the binary was built from, for the
 // hello record ("devel" for a build from a work tree).

@@ -196,6 +196,9 @@ func shimContent(f factToolEnd) json.RawMessage {
 	if isObject(res) && len(res) <= shimChunkBytes {
 		return res
 	}
+	if f.isText && utf8.ValidString(f.text) {
+		return jsonString(clip(f.text)) // textOf(jsonString(text)) is text
+	}
 	return jsonString(clip(textOf(res)))
 }
 

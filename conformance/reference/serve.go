@@ -86,6 +86,7 @@ type lineWriter struct {
 	mu  sync.Mutex
 	w   io.Writer
 	err error
+	buf []byte // a long text's pieces, encoded (streamed)
 }
 
 func (w *lineWriter) line(b []byte) {
@@ -109,6 +110,17 @@ func (w *lineWriter) line(b []byte) {
 var newline = []byte{'\n'}
 
 func (w *lineWriter) event(ev json.Marshaler) {
+	w.mu.Lock()
+	if w.err == nil {
+		if ok, err := w.streamed(ev); ok {
+			if err != nil {
+				w.err = fmt.Errorf("writing to the runner: %w", err)
+			}
+			w.mu.Unlock()
+			return
+		}
+	}
+	w.mu.Unlock()
 	b, err := ev.MarshalJSON()
 	if err != nil {
 		w.mu.Lock()

@@ -190,7 +190,13 @@ func (s *Session[E]) run(ctx context.Context, t *Turn, prompt string) {
 // not decode are skipped (and logged); a last line cut mid-way is an error
 // of the turn.
 func (s *Session[E]) feed(l outLine) (bool, error) {
-	evs, err := s.tr.Line(l.data)
+	var evs []E
+	var err error
+	if o, ok := s.tr.(ownedLiner[E]); ok {
+		evs, err = o.ownedLine(l.data) // the reader hands its lines over (LineSplitter.Keep)
+	} else {
+		evs, err = s.tr.Line(l.data)
+	}
 	s.emit(evs)
 	if err != nil {
 		if l.partial {

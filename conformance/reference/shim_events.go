@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/jsonstr"
 )
 
 // ShimEvent is one line of the shim stream (the Claude-compatible
@@ -179,16 +180,33 @@ func (e *ShimUser) MarshalJSON() ([]byte, error) {
 	return marshalShim("user", "", (*plain)(e))
 }
 
-// MarshalJSON writes the line with its type.
+// MarshalJSON writes the line with its type. It is written by hand, the
+// text encoded by package jsonstr in one pass into a buffer of its size:
+// a 64 MiB text is 4,096 such lines, and encoding/json looked at every
+// byte of them through a table (FuzzShimTextMarshal holds the two to the
+// same bytes).
 func (e *ShimText) MarshalJSON() ([]byte, error) {
-	type plain ShimText
-	return marshalShim("text", "", (*plain)(e))
+	return e.appendJSON(make([]byte, 0, len(e.Content)+len(e.Content)/32+32)), nil
 }
 
-// MarshalJSON writes the line with its type.
+// appendJSON appends the line MarshalJSON writes to b (lineWriter writes
+// it from a buffer of its own, used again line after line).
+func (e *ShimText) appendJSON(b []byte) []byte {
+	b = jsonstr.Append(append(b, `{"type":"text","content":`...), e.Content)
+	return append(b, '}')
+}
+
+// MarshalJSON writes the line with its type, by hand as ShimText's.
 func (e *ShimThinking) MarshalJSON() ([]byte, error) {
-	type plain ShimThinking
-	return marshalShim("thinking", "", (*plain)(e))
+	return e.appendJSON(make([]byte, 0, len(e.Thought)+len(e.Thought)/32+64)), nil
+}
+
+// appendJSON appends the line MarshalJSON writes to b.
+func (e *ShimThinking) appendJSON(b []byte) []byte {
+	b = append(b, `{"type":"thinking","is_thinking":`...)
+	b = strconv.AppendBool(b, e.IsThinking)
+	b = jsonstr.Append(append(b, `,"thought":`...), e.Thought)
+	return append(b, '}')
 }
 
 // MarshalJSON writes the line with its type; a missing input is {}.

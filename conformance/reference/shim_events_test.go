@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -31,6 +32,30 @@ func FuzzShimToolResultMarshal(f *testing.F) {
 	})
 }
 
+// FuzzShimTextMarshal holds the hand-written ShimText and ShimThinking
+// lines to what encoding/json writes for the same structs.
+func FuzzShimTextMarshal(f *testing.F) {
+	for _, s := range []string{"", "plain", `"q" \ <&> `, "é 漢 \u2028\u2029\t\n\x01\x7f\xff", "\xff\xfe", "\xed\xa0\x80"} {
+		f.Add(s, true)
+	}
+	f.Add("x", false)
+	f.Fuzz(func(t *testing.T, text string, thinking bool) {
+		type plainText ShimText
+		want, werr := marshalShim("text", "", (*plainText)(&ShimText{Content: text}))
+		got, gerr := (&ShimText{Content: text}).MarshalJSON()
+		if werr != nil || gerr != nil || string(got) != string(want) {
+			t.Fatalf("text %q:\n got %s (%v)\nwant %s (%v)", text, got, gerr, want, werr)
+		}
+		type plainThinking ShimThinking
+		e := &ShimThinking{IsThinking: thinking, Thought: text}
+		want, werr = marshalShim("thinking", "", (*plainThinking)(e))
+		got, gerr = e.MarshalJSON()
+		if werr != nil || gerr != nil || string(got) != string(want) {
+			t.Fatalf("thinking %q:\n got %s (%v)\nwant %s (%v)", text, got, gerr, want, werr)
+		}
+	})
+}
+
 // FuzzJSONStringValue holds jsonStringValue to json.Unmarshal into a
 // string: the same value when the bytes are one JSON string, and no value
 // when they are anything else.
@@ -48,6 +73,23 @@ func FuzzJSONStringValue(f *testing.F) {
 		}
 		if ok && (werr != nil || got != want) {
 			t.Fatalf("%q: jsonStringValue %q, json.Unmarshal %q (error %v)", raw, got, want, werr)
+		}
+	})
+}
+
+// FuzzShimContentText holds a tool result's content as the shim shows it
+// from the text the parser had to what it shows from the result decoded
+// again.
+func FuzzShimContentText(f *testing.F) {
+	for _, s := range []string{"", "out\n", `"q" \ <&>`, "é 漢 \u2028\t\x01\x7f", "\xff\xfe", strings.Repeat("long output line\n", 2000)} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, text string, ok bool) {
+		with := factToolEnd{id: "t", ok: ok, result: jsonString(text), text: text, isText: true}
+		without := with
+		without.text, without.isText = "", false
+		if got, want := shimContent(with), shimContent(without); string(got) != string(want) {
+			t.Fatalf("text %q: content %.200s, decoded again %.200s", text, got, want)
 		}
 	})
 }

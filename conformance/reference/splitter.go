@@ -18,8 +18,7 @@ type LineSplitter struct {
 	// that a 64 MiB line is not copied once more to be kept.
 	Keep bool
 
-	buf  []byte   // the current line so far (its first gatherMax bytes)
-	more [][]byte // the rest of a longer one, in chunks
+	buf []byte // the current line so far
 
 	// Scan state of buf, for a line that starts with '{'.
 	json     bool // the line's first non-space byte is '{'
@@ -68,7 +67,7 @@ func (s *LineSplitter) Flush(emit func(line []byte, partial bool)) {
 // emitLine emits the line that ends with rest (buf holds its start).
 func (s *LineSplitter) emitLine(rest []byte, emit func(line []byte)) {
 	line := rest
-	gathered := len(s.buf) > 0 || len(s.more) > 0
+	gathered := len(s.buf) > 0
 	if gathered {
 		line = s.gathered(rest)
 	}
@@ -85,41 +84,41 @@ func (s *LineSplitter) emitLine(rest []byte, emit func(line []byte)) {
 	s.reset()
 }
 
-// gatherMax is how much of a line buf holds; the rest goes into chunks of
-// gatherChunk bytes, joined once at the line's end: a 64 MiB line is
-// neither copied over and over as a buffer grows nor held in one twice
-// its size.
+// gatherMax is how long buf grows as append grows it; past it, a longer
+// line's buffer grows fourfold (twofold past growFast), copied a MiB at a
+// time (a long copy cannot be preempted, and the collector waits). A
+// 64 MiB line is then gathered in buffers of 1, 4, 16 and 64 MiB: 85 MiB
+// written, where gathering it in chunks and joining them at its end wrote
+// 128 (and every MiB of fresh memory costs 256 page faults).
 const (
-	gatherMax   = 1 << 20
-	gatherChunk = 1 << 20
+	gatherMax = 1 << 20
+	growFast  = 64 << 20
 )
 
 // gather appends part to the current line.
 func (s *LineSplitter) gather(part []byte) {
-	if len(s.more) == 0 {
-		k := min(len(part), max(gatherMax-len(s.buf), 0))
-		s.buf = append(s.buf, part[:k]...)
-		part = part[k:]
-	}
-	for len(part) > 0 {
-		if n := len(s.more); n == 0 || len(s.more[n-1]) == cap(s.more[n-1]) {
-			s.more = append(s.more, make([]byte, 0, gatherChunk))
+	if need := len(s.buf) + len(part); need > cap(s.buf) && need > gatherMax {
+		c := max(cap(s.buf), gatherMax)
+		for c < need {
+			if c < growFast {
+				c *= 4
+			} else {
+				c *= 2
+			}
 		}
-		last := &s.more[len(s.more)-1]
-		k := min(len(part), cap(*last)-len(*last))
-		*last = append(*last, part[:k]...)
-		part = part[k:]
+		b := make([]byte, 0, c)
+		for i := 0; i < len(s.buf); i += 1 << 20 {
+			b = append(b, s.buf[i:min(i+1<<20, len(s.buf))]...)
+		}
+		s.buf = b
 	}
+	s.buf = append(s.buf, part...)
 }
 
-// gathered returns the current line with rest appended: in buf when it
-// fits, else joined from buf and the chunks in a new buffer of its size.
+// gathered returns the current line with rest appended, in buf.
 func (s *LineSplitter) gathered(rest []byte) []byte {
 	s.gather(rest)
-	if len(s.more) == 0 {
-		return s.buf
-	}
-	return bytes.Join(append([][]byte{s.buf}, s.more...), nil)
+	return s.buf
 }
 
 // handOver gives up what holds an emitted line under Keep.
@@ -131,7 +130,9 @@ func (s *LineSplitter) handOver(line []byte) {
 
 func (s *LineSplitter) reset() {
 	s.buf = s.buf[:0]
-	s.more = nil
+	if cap(s.buf) > gatherMax {
+		s.buf = nil // a long line's buffer is not kept for short ones
+	}
 	s.json, s.decided, s.depth, s.inString, s.escaped = false, false, 0, false, false
 }
 

@@ -84,15 +84,15 @@ func FuzzLineSplitter(f *testing.F) {
 	})
 }
 
-// TestLineSplitterKeep feeds lines longer than the splitter's buffer and
-// its chunks, in reads of many sizes into one reused buffer, with and
-// without Keep: the lines are the same, and under Keep each stays intact
-// after the buffer is read into again.
+// TestLineSplitterKeep feeds lines longer than the splitter's buffer
+// before it grows fourfold, and than that, in reads of many sizes into
+// one reused buffer, with and without Keep: the lines are the same, and
+// under Keep each stays intact after the buffer is read into again.
 func TestLineSplitterKeep(t *testing.T) {
-	long := `{"text":"` + strings.Repeat("0123456789", 3*gatherMax/10) + `"}`
+	long := `{"text":"` + strings.Repeat("0123456789", 6*gatherMax/10) + `"}`
 	input := "{\"a\":1}\n" + long + "\r\n{\"b\":2}{\"c\":3}\n" + long[:gatherMax+5] + "\n" + long[:len(long)/2]
 	want := split(input, 1<<16)
-	for _, n := range []int{1000, 4096, 1 << 16, gatherChunk + 3, 3 * gatherMax} {
+	for _, n := range []int{1000, 4096, 1 << 16, gatherMax + 3, 3 * gatherMax} {
 		s := LineSplitter{Keep: true}
 		buf := make([]byte, n)
 		var kept [][]byte

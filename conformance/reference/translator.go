@@ -98,8 +98,10 @@ func turnReason(oc outcome, term *terminal) string {
 type parser interface {
 	// beginTurn resets the per-turn state for turn n (1-based).
 	beginTurn(n int, prompt string) []fact
-	// line parses one stdout line.
-	line(raw []byte) ([]fact, error)
+	// line parses one stdout line; owned says that the line is the
+	// parser's for good (nobody changes it), so that its facts may share
+	// its memory.
+	line(raw []byte, owned bool) ([]fact, error)
 	// terminal is the current turn's terminal event, nil until read.
 	terminal() *terminal
 	// perTurnProcess is true for CLIs that run one process per turn (a
@@ -195,8 +197,21 @@ func (c *core[E]) BeginTurn(prompt string) []E {
 }
 
 // Line implements Translator.
-func (c *core[E]) Line(line []byte) ([]E, error) {
-	facts, err := c.p.line(line)
+func (c *core[E]) Line(line []byte) ([]E, error) { return c.line(line, false) }
+
+// ownedLine implements ownedLiner.
+func (c *core[E]) ownedLine(line []byte) ([]E, error) { return c.line(line, true) }
+
+// ownedLiner is a Translator that can be handed a line for good: one that
+// nobody changes once it is translated (the Session's stdout lines, which
+// the LineSplitter hands over). Its events and state may then share the
+// line's memory: a 64 MiB string in it is not copied out.
+type ownedLiner[E any] interface {
+	ownedLine(line []byte) ([]E, error)
+}
+
+func (c *core[E]) line(line []byte, owned bool) ([]E, error) {
+	facts, err := c.p.line(line, owned)
 	var out []E
 	for _, f := range facts {
 		out = append(out, c.emit(f)...)
