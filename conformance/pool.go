@@ -106,16 +106,20 @@ func NewPoolWaiting(n, perSlot int) *Pool {
 
 // caseQueue is what one run has still to dispatch, in dispatch order.
 type caseQueue struct {
-	cases []*Case
-	order []int // indices into cases
+	cases  []*Case
+	order  []int   // indices into cases
+	waits  []bool  // caseWaits of each case
+	weight []int64 // caseWeight of each case
 }
 
 // newCaseQueue orders the cases longest first (by caseCost; ties by their
-// order), so that the long waits start at once and overlap the rest.
+// order), so that the long waits start at once and overlap the rest. What
+// the pool asks of a case at every dispatch is worked out here once.
 func newCaseQueue(cases []*Case) *caseQueue {
-	q := &caseQueue{cases: cases, order: make([]int, len(cases))}
-	for i := range q.order {
+	q := &caseQueue{cases: cases, order: make([]int, len(cases)), waits: make([]bool, len(cases)), weight: make([]int64, len(cases))}
+	for i, c := range cases {
 		q.order[i] = i
+		q.waits[i], q.weight[i] = caseWaits(c), caseWeight(c)
 	}
 	sort.SliceStable(q.order, func(a, b int) bool { return caseCost(cases[q.order[a]]) > caseCost(cases[q.order[b]]) })
 	return q
@@ -138,12 +142,11 @@ func (p *Pool) next(ctx context.Context, q *caseQueue) (i int, release func(), o
 			return 0, nil, false
 		}
 		for k, i := range q.order {
-			c := q.cases[i]
 			slots := &p.free
-			if caseWaits(c) {
+			if q.waits[i] {
 				slots = &p.waitFree
 			}
-			w := caseWeight(c)
+			w := q.weight[i]
 			if *slots == 0 || w > 0 && p.weight > 0 && p.weight+w > poolWeight {
 				continue
 			}
