@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentconform/agentconform/transcript"
 )
@@ -15,11 +16,14 @@ const ladderPad = " agentconform ladder padding: lorem ipsum dolor sit amet, con
 
 // padBlock is ladderPad repeated to about 64 KiB, whole copies only, so
 // that writing it over and over writes ladderPad over and over: a 64 MiB
-// line takes a thousand writes, not half a million.
-var padBlock = strings.Repeat(ladderPad, (64<<10)/len(ladderPad))
+// line takes a thousand writes, not half a million. It is made on first
+// use: most fake processes write no ladder, and 64 KiB made at every start
+// were a tenth of a fake's page faults.
+var padBlock = sync.OnceValue(func() string { return strings.Repeat(ladderPad, (64<<10)/len(ladderPad)) })
 
 // writePadding writes n bytes of ladderPad, repeated.
 func writePadding(b *strings.Builder, n int) {
+	padBlock := padBlock()
 	for n > 0 {
 		k := min(n, len(padBlock))
 		b.WriteString(padBlock[:k])
