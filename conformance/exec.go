@@ -349,9 +349,9 @@ const (
 	defaultQuiet    = 150 * time.Millisecond
 )
 
-// execCase runs one case and returns what it produced. It never returns an
-// error for anything the adapter does; only the runner's own failures
-// (no temp dir) are errors.
+// execCase runs one case of a prepared cfg (its fakes installed) and
+// returns what it produced. It never returns an error for anything the
+// adapter does; only the runner's own failures (no temp dir) are errors.
 func execCase(ctx context.Context, cfg *Config, c *Case) (*Observation, error) {
 	dir, err := os.MkdirTemp(cfg.WorkDir, sanitize(c.ID)+"-")
 	if err != nil {
@@ -360,14 +360,7 @@ func execCase(ctx context.Context, cfg *Config, c *Case) (*Observation, error) {
 	if err := makeCaseDirs(dir); err != nil {
 		return nil, fmt.Errorf("case %s: %w", c.ID, err)
 	}
-	fakes := cfg.fakes
-	if fakes == "" {
-		fakes = filepath.Join(dir, "fakes")
-		if err := fakecli.Install(fakes, cfg.FakeExe, false); err != nil {
-			return nil, fmt.Errorf("case %s: installing the fakes: %w", c.ID, err)
-		}
-	}
-	return execIn(ctx, cfg, c, dir, fakes)
+	return execIn(ctx, cfg, c, dir, cfg.fakes)
 }
 
 // caseSubdirs are what a case's directory holds besides the fakes and

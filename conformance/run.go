@@ -62,8 +62,7 @@ type Config struct {
 	CLIVersions map[string]string
 
 	// fakes is the directory of the fake CLIs that prepare installed in
-	// WorkDir for every case of the run ("" before: execCase then
-	// installs them in the case's directory).
+	// WorkDir for every case of the run.
 	fakes string
 }
 
