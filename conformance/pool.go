@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,10 +29,11 @@ import (
 type Pool struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
-	free     int   // slots free
-	waitFree int   // slots for waiting cases free
-	weight   int64 // weight of the cases running
-	slots    int   // slots of both kinds: how many cases may run at once
+	free     int          // slots free
+	waitFree int          // slots for waiting cases free
+	weight   int64        // weight of the cases running
+	slots    int          // slots of both kinds: how many cases may run at once
+	queues   []*caseQueue // the queues of the runs waiting on the pool
 }
 
 // waitSlotsPer is how many waiting cases may run per slot of busy ones
@@ -107,27 +109,32 @@ func NewPoolWaiting(n, perSlot int) *Pool {
 // caseQueue is what one run has still to dispatch, in dispatch order.
 type caseQueue struct {
 	cases  []*Case
-	order  []int   // indices into cases
-	waits  []bool  // caseWaits of each case
-	weight []int64 // caseWeight of each case
+	order  []int           // indices into cases
+	waits  []bool          // caseWaits of each case
+	weight []int64         // caseWeight of each case
+	cost   []time.Duration // caseCost of each case
 }
 
 // newCaseQueue orders the cases longest first (by caseCost; ties by their
 // order), so that the long waits start at once and overlap the rest. What
 // the pool asks of a case at every dispatch is worked out here once.
 func newCaseQueue(cases []*Case) *caseQueue {
-	q := &caseQueue{cases: cases, order: make([]int, len(cases)), waits: make([]bool, len(cases)), weight: make([]int64, len(cases))}
+	q := &caseQueue{cases: cases, order: make([]int, len(cases)), waits: make([]bool, len(cases)), weight: make([]int64, len(cases)), cost: make([]time.Duration, len(cases))}
 	for i, c := range cases {
 		q.order[i] = i
-		q.waits[i], q.weight[i] = caseWaits(c), caseWeight(c)
+		q.waits[i], q.weight[i], q.cost[i] = caseWaits(c), caseWeight(c), caseCost(c)
 	}
-	sort.SliceStable(q.order, func(a, b int) bool { return caseCost(cases[q.order[a]]) > caseCost(cases[q.order[b]]) })
+	sort.SliceStable(q.order, func(a, b int) bool { return q.cost[q.order[a]] > q.cost[q.order[b]] })
 	return q
 }
 
 // next takes the first case of q that can run now, with its slots (given
 // back by release), waiting while none can; ok is false once q is empty or
-// ctx is done.
+// ctx is done. The runs that share the pool take turns longest first: a
+// run does not take a slot while another run's case that could have it is
+// expected to take longer (without that, one run's short interrupt cases
+// filled the waiting slots while the other's 4-second watchdog and long
+// turns waited a second for them, and ended the run a second late).
 func (p *Pool) next(ctx context.Context, q *caseQueue) (i int, release func(), ok bool) {
 	stop := context.AfterFunc(ctx, func() {
 		p.mu.Lock()
@@ -137,22 +144,37 @@ func (p *Pool) next(ctx context.Context, q *caseQueue) (i int, release func(), o
 	defer stop()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !slices.Contains(p.queues, q) {
+		p.queues = append(p.queues, q)
+	}
 	for {
 		if ctx.Err() != nil || len(q.order) == 0 {
+			p.leave(q)
 			return 0, nil, false
 		}
+		var yielded [2]bool // the slot kinds (busy, waiting) a longer case of another run goes first on
 		for k, i := range q.order {
-			slots := &p.free
+			kind, slots := 0, &p.free
 			if q.waits[i] {
-				slots = &p.waitFree
+				kind, slots = 1, &p.waitFree
 			}
 			w := q.weight[i]
-			if *slots == 0 || w > 0 && p.weight > 0 && p.weight+w > poolWeight {
+			if yielded[kind] || *slots == 0 || !p.fits(w) {
+				continue
+			}
+			if p.longerElsewhere(q, q.waits[i], q.cost[i]) {
+				yielded[kind] = true
 				continue
 			}
 			q.order = append(q.order[:k], q.order[k+1:]...)
 			*slots--
 			p.weight += w
+			if len(q.order) == 0 {
+				p.leave(q)
+			}
+			if p.free > 0 || p.waitFree > 0 {
+				p.cond.Broadcast() // the other runs may take what is left
+			}
 			return i, func() {
 				p.mu.Lock()
 				*slots++
@@ -162,6 +184,42 @@ func (p *Pool) next(ctx context.Context, q *caseQueue) (i int, release func(), o
 			}, true
 		}
 		p.cond.Wait()
+	}
+}
+
+// fits reports whether a case of weight w may start beside the running
+// ones (one heavier than poolWeight runs with no other weighted case).
+func (p *Pool) fits(w int64) bool {
+	return w == 0 || p.weight == 0 || p.weight+w <= poolWeight
+}
+
+// longerElsewhere reports whether another run's queue would take a case
+// of the same kind (waiting or busy) now whose cost is above cost: its
+// first case of that kind that fits.
+func (p *Pool) longerElsewhere(q *caseQueue, waits bool, cost time.Duration) bool {
+	for _, r := range p.queues {
+		if r == q {
+			continue
+		}
+		for _, j := range r.order {
+			if r.waits[j] != waits || !p.fits(r.weight[j]) {
+				continue
+			}
+			if r.cost[j] > cost {
+				return true
+			}
+			break
+		}
+	}
+	return false
+}
+
+// leave takes q out of the queues the pool orders across runs (it is
+// empty, or its run stopped: its cases no longer go first).
+func (p *Pool) leave(q *caseQueue) {
+	if k := slices.Index(p.queues, q); k >= 0 {
+		p.queues = slices.Delete(p.queues, k, k+1)
+		p.cond.Broadcast()
 	}
 }
 

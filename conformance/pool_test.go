@@ -150,3 +150,45 @@ func TestPoolWaitingSlots(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolLongestFirstAcrossRuns: a run does not take a waiting slot while
+// another run sharing the pool has a longer waiting case for it.
+func TestPoolLongestFirstAcrossRuns(t *testing.T) {
+	pool := NewPoolWaiting(1, 2) // two waiting slots
+	var long, short []*Case
+	for range 2 {
+		long = append(long, &Case{ID: "watchdog", Agent: "codex", Watchdog: true})
+	}
+	for range 3 {
+		short = append(short, &Case{ID: "interrupt", Agent: "codex", Interrupt: &InterruptPlan{}})
+	}
+	qLong, qShort := newCaseQueue(long), newCaseQueue(short)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, releaseFirst, ok := pool.next(ctx, qLong)
+	if !ok {
+		t.Fatal("no first long case")
+	}
+	took := make(chan int, 1)
+	go func() {
+		i, _, ok := pool.next(ctx, qShort)
+		if ok {
+			took <- i
+		}
+	}()
+	time.Sleep(50 * time.Millisecond) // let the short run ask first (it must yield all the same)
+	if _, _, ok := pool.next(ctx, qLong); !ok {
+		t.Fatal("the second long case did not get the last waiting slot: the other run's short case took it")
+	}
+	select {
+	case i := <-took:
+		t.Fatalf("a short case (%d) started while a longer one of the other run waited", i)
+	default:
+	}
+	releaseFirst()
+	select {
+	case <-took: // the long run is done: the short one goes on
+	case <-ctx.Done():
+		t.Fatal("the short run never got a slot once the long run's cases had theirs")
+	}
+}
