@@ -55,7 +55,7 @@ func NewExecutor(cfg Config) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Executor{cfg: cfg, fakes: cfg.fakes, cleanup: func() { os.RemoveAll(cfg.fakes); cleanup() }}, nil
+	return &Executor{cfg: cfg, fakes: cfg.fakes, cleanup: cleanup}, nil
 }
 
 // Exec runs one case (its Seed, Timeout and the rest as Config gives

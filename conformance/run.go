@@ -277,9 +277,8 @@ func (cfg *Config) prepare(tempPrefix string) (cleanup func(), err error) {
 		return func() {}, fmt.Errorf("installing the fakes: %w", err)
 	}
 	cfg.fakes = fakes
-	if cfg.Keep {
-		return removeDir, nil
-	}
+	// The fakes go with the run, Keep or not: a kept case needs only its
+	// own directory.
 	return func() { os.RemoveAll(fakes); removeDir() }, nil
 }
 

@@ -83,7 +83,7 @@ func NewExternal(command string, opts ExternalOptions) (*External, error) {
 	if opts.Deadline <= 0 {
 		opts.Deadline = DefaultExternalDeadline
 	}
-	dir, err := workDir()
+	dir, err := conformance.TempDir("agentconform-fuzz-") // a memory file system when there is one: every execution makes and removes a few files
 	if err != nil {
 		return nil, err
 	}
@@ -114,14 +114,6 @@ func NewExternal(command string, opts ExternalOptions) (*External, error) {
 		return nil, err
 	}
 	return &External{Command: command, opts: opts, dir: dir, x: x, cfg: cfg}, nil
-}
-
-// workDir makes the executions' work directory (conformance.TempDir: a
-// memory file system when there is one and $TMPDIR is not set; every
-// execution makes and removes a few small files, which cost a millisecond
-// of it on a disk).
-func workDir() (string, error) {
-	return conformance.TempDir("agentconform-fuzz-")
 }
 
 // Close removes the target's work directory.
