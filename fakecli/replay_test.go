@@ -282,8 +282,11 @@ func TestDelayCases(t *testing.T) {
 		t.Errorf("exit %d, more lines %q; want the branch's exit 3", r.code, rest)
 	}
 
-	// Before the delay: held until the replay gets there.
-	r := runFake(t, f, "claude", claudeStream, cmdOpts{stdin: user("hi") + "\n" + `{"type":"ping","id":"p-2"}` + "\n"})
+	// Before the delay: held until the replay gets there. This fake's delay
+	// is 3 s, not 30 ms: the fake must have read the ping before the delay
+	// runs out, and on a loaded runner its stdin reader can lag 30 ms.
+	slow := fakecli.Start(t, fakecli.Options{Transcript: path, Timing: "0.1"})
+	r := runFake(t, slow, "claude", claudeStream, cmdOpts{stdin: user("hi") + "\n" + `{"type":"ping","id":"p-2"}` + "\n"})
 	if got := lines(r.stdout); r.code != 3 || len(got) != 2 || !strings.Contains(got[1], `"id":"p-2"`) {
 		t.Errorf("ping sent with the prompt: exit %d\n%s", r.code, r.stdout)
 	}
