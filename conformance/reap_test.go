@@ -52,3 +52,42 @@ func TestLeftoverFoundByMark(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftoverEmptyEnvironNotKept: a process whose environment read empty
+// (as one does in the middle of an exec) is looked at again later: once
+// it runs a program with the case's mark, it is found. The empty read was
+// cached once, and a grandchild read then by a concurrent case passed as
+// no leftover of its own case.
+func TestLeftoverEmptyEnvironNotKept(t *testing.T) {
+	cmd := exec.Command("sh", "-c", `read go; exec env `+envRunMark+`=mark-late sleep 30`)
+	cmd.Env = []string{} // empty: what a read in the exec window shows
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+	found := func() bool {
+		return slices.ContainsFunc(findLeftovers(0, "mark-late", since, nil), func(l Leftover) bool { return l.PID == pid })
+	}
+	if found() {
+		t.Fatalf("pid %d found by a mark it does not carry yet", pid)
+	}
+	in.Write([]byte("go\n"))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if argv := procArgv(pid); len(argv) > 0 && argv[0] == "sleep" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d did not exec sleep: %q", pid, procArgv(pid))
+		}
+	}
+	if !found() {
+		t.Errorf("pid %d, which now carries the mark, is not found: its empty environment was kept from before its exec", pid)
+	}
+}
