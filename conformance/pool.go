@@ -71,9 +71,13 @@ func caseWaits(c *Case) bool {
 	return false
 }
 
-// poolWeight is the most the cases running at once may weigh: about what
-// the runner may hold under MemoryLimit.
-const poolWeight = 192 << 20
+// poolWeight is the most the cases running at once may weigh: a 64 MiB
+// case runs with no other long case beside it. At 192 MiB a Codex or
+// Gemini 64 MiB case ran beside a 16 MiB one, and the default run's
+// runner peaked at 253 to 297 MB; at 128 MiB it peaks at 250 to 256 MB in
+// as much wall time (the long cases share the cores with the short ones,
+// not with one another).
+const poolWeight = 128 << 20
 
 // caseWeight is about what the runner holds of a case with long lines:
 // the CLI's wire copy of the line, and what the adapter makes of it (a

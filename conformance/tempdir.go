@@ -24,7 +24,7 @@ func TempDir(prefix string) (string, error) {
 }
 
 // minMemoryTemp is the room a memory file system must have left for
-// TempDir to use it: the cases running at once hold up to about 192 MiB of
+// TempDir to use it: the cases running at once hold up to about 256 MiB of
 // wire copies (caseWeight), and a container's small /dev/shm (Docker gives
 // 64 MiB) must not fill up.
 const minMemoryTemp = 1 << 30
