@@ -165,9 +165,8 @@ type streamedAssistant struct {
 func parseStreamed(text string) (a streamedAssistant, ok bool) {
 	streamedMemo.Lock()
 	defer streamedMemo.Unlock()
-	if m := &streamedMemo; m.set && len(m.text) == len(text) && m.text == text {
-		return m.a, m.ok
-	}
+	// A kept line first: it is let go even when the last line read has
+	// the same text (a test process replays the same ladder line again).
 	for i, k := range streamedMemo.long {
 		if len(k.text) == len(text) && unsafe.StringData(k.text) == unsafe.StringData(text) {
 			// Now the last line read, and kept as that one only.
@@ -175,6 +174,9 @@ func parseStreamed(text string) (a streamedAssistant, ok bool) {
 			streamedMemo.text, streamedMemo.a, streamedMemo.ok, streamedMemo.set = k.text, k.a, k.ok, true
 			return k.a, k.ok
 		}
+	}
+	if m := &streamedMemo; m.set && len(m.text) == len(text) && m.text == text {
+		return m.a, m.ok
 	}
 	a, ok = parseStreamedLine(text)
 	streamedMemo.text, streamedMemo.a, streamedMemo.ok, streamedMemo.set = text, a, ok, true
