@@ -1,7 +1,12 @@
 package conformance
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
 )
 
 // TempDir makes a new directory for case directories, named with prefix
@@ -12,15 +17,63 @@ import (
 // copy is as long as its line; on a disk file system that is a
 // millisecond or more of kernel time a case (ext4 searches for an inode
 // it did not free a moment ago), on a memory one a few microseconds.
+//
+// On the memory file system the name also carries the process's pid and
+// start time (ownerTag), and the first call of a process removes the
+// directories there whose process is gone (sweepStale): a run killed with
+// SIGKILL cannot remove its own, and on a memory file system they would
+// hold their wire copies in memory until the machine restarts.
 func TempDir(prefix string) (string, error) {
 	if os.Getenv("TMPDIR") == "" {
 		if root := memoryTempRoot(); root != "" {
-			if dir, err := os.MkdirTemp(root, prefix); err == nil {
+			sweepOnce.Do(func() { sweepStale(root) })
+			if dir, err := os.MkdirTemp(root, prefix+ownerTag()); err == nil {
 				return dir, nil
 			}
 		}
 	}
 	return os.MkdirTemp("", prefix)
+}
+
+// sweepOnce makes sweepStale run once per process.
+var sweepOnce sync.Once
+
+// ownerTag is the part of a memory directory's name that says which
+// process made it: "pid<pid>.<start>-", start in clock ticks after boot
+// (a pid handed out again has another).
+func ownerTag() string {
+	st, ok := procStat(os.Getpid())
+	if !ok {
+		return "" // no start time to tell: never swept
+	}
+	return fmt.Sprintf("pid%d.%d-", os.Getpid(), st.start)
+}
+
+// ownedName matches what ownerTag puts into a name TempDir makes, and
+// MkdirTemp's random digits after it.
+var ownedName = regexp.MustCompile(`^agentconform-.*pid([0-9]+)\.([0-9]+)-[0-9]+$`)
+
+// sweepStale removes the directories under root that TempDir made for a
+// process that is no longer running (no such pid, another process under
+// it, or a zombie): the leftovers of runs killed outright. Directories of
+// running processes, and every name TempDir did not make, are left alone.
+func sweepStale(root string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		m := ownedName.FindStringSubmatch(e.Name())
+		if m == nil || !e.IsDir() {
+			continue
+		}
+		pid, _ := strconv.Atoi(m[1])
+		start, _ := strconv.ParseInt(m[2], 10, 64)
+		if st, ok := procStat(pid); ok && st.start == start && st.state != 'Z' && st.state != 'X' {
+			continue
+		}
+		os.RemoveAll(filepath.Join(root, e.Name()))
+	}
 }
 
 // minMemoryTemp is the room a memory file system must have left for

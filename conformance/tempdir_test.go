@@ -34,4 +34,7 @@ func TestTempDir(t *testing.T) {
 	if filepath.Dir(dir) != want {
 		t.Errorf("without TMPDIR: %s, want it in %s", dir, want)
 	}
+	if want == memoryTempRoot() && !strings.HasPrefix(filepath.Base(dir), "agentconform-test-"+ownerTag()) {
+		t.Errorf("on the memory file system: %s, want its name to say which process made it (%s)", dir, ownerTag())
+	}
 }
