@@ -39,36 +39,45 @@ func TempDir(prefix string) (string, error) {
 var sweepOnce sync.Once
 
 // ownerTag is the part of a memory directory's name that says which
-// process made it: "pid<pid>.<start>-", start in clock ticks after boot
-// (a pid handed out again has another).
+// process made it: "pid<ns>.<pid>.<start>-", with the pid namespace's
+// inode (a container that shares the machine's /dev/shm numbers its
+// processes apart) and the start time in clock ticks after boot (a pid
+// handed out again has another).
 func ownerTag() string {
+	ns := pidNamespace()
 	st, ok := procStat(os.Getpid())
-	if !ok {
-		return "" // no start time to tell: never swept
+	if !ok || ns == 0 {
+		return "" // nothing to tell the owner by: never swept
 	}
-	return fmt.Sprintf("pid%d.%d-", os.Getpid(), st.start)
+	return fmt.Sprintf("pid%d.%d.%d-", ns, os.Getpid(), st.start)
 }
 
 // ownedName matches what ownerTag puts into a name TempDir makes, and
 // MkdirTemp's random digits after it.
-var ownedName = regexp.MustCompile(`^agentconform-.*pid([0-9]+)\.([0-9]+)-[0-9]+$`)
+var ownedName = regexp.MustCompile(`^agentconform-.*pid([0-9]+)\.([0-9]+)\.([0-9]+)-[0-9]+$`)
 
 // sweepStale removes the directories under root that TempDir made for a
-// process that is no longer running (no such pid, another process under
-// it, or a zombie): the leftovers of runs killed outright. Directories of
-// running processes, and every name TempDir did not make, are left alone.
+// process of this pid namespace that is no longer running (no such pid,
+// another process under it, or a zombie): the leftovers of runs killed
+// outright. Directories of running processes, of other pid namespaces
+// (whose processes this one cannot see), and every name TempDir did not
+// make are left alone.
 func sweepStale(root string) {
+	ns := pidNamespace()
+	if ns == 0 {
+		return
+	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
 		m := ownedName.FindStringSubmatch(e.Name())
-		if m == nil || !e.IsDir() {
+		if m == nil || !e.IsDir() || m[1] != strconv.FormatUint(ns, 10) {
 			continue
 		}
-		pid, _ := strconv.Atoi(m[1])
-		start, _ := strconv.ParseInt(m[2], 10, 64)
+		pid, _ := strconv.Atoi(m[2])
+		start, _ := strconv.ParseInt(m[3], 10, 64)
 		if st, ok := procStat(pid); ok && st.start == start && st.state != 'Z' && st.state != 'X' {
 			continue
 		}

@@ -1,6 +1,9 @@
 package conformance
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // memoryTempRoot is /dev/shm when it is a tmpfs with at least
 // minMemoryTemp bytes free, else "".
@@ -14,4 +17,18 @@ func memoryTempRoot() string {
 		return ""
 	}
 	return root
+}
+
+// pidNamespace is the inode of this process's pid namespace (0 when it
+// cannot be read): the pids of two namespaces are not comparable.
+func pidNamespace() uint64 {
+	fi, err := os.Stat("/proc/self/ns/pid")
+	if err != nil {
+		return 0
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0
+	}
+	return st.Ino
 }

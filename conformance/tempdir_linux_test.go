@@ -13,7 +13,8 @@ import (
 
 // TestSweepStale: the memory directories of processes that are gone (no
 // such pid, a zombie, another process under the pid) are removed; those
-// of running processes and every other name are left alone.
+// of running processes, of another pid namespace, and every other name
+// are left alone.
 func TestSweepStale(t *testing.T) {
 	root := t.TempDir()
 	tag := func(pid int) string {
@@ -21,7 +22,7 @@ func TestSweepStale(t *testing.T) {
 		if !ok {
 			t.Fatalf("no /proc/%d/stat", pid)
 		}
-		return fmt.Sprintf("pid%d.%d-", pid, st.start)
+		return fmt.Sprintf("pid%d.%d.%d-", pidNamespace(), pid, st.start)
 	}
 	exited := exec.Command("true")
 	if err := exited.Start(); err != nil {
@@ -51,13 +52,16 @@ func TestSweepStale(t *testing.T) {
 	self, _ := procStat(os.Getpid())
 
 	names := map[string]bool{ // name: kept
-		"agentconform-run-" + exitedTag + "11":                                      false,
-		"agentconform-run-" + zombieTag + "12":                                      false,
-		"agentconform-run-" + fmt.Sprintf("pid%d.%d-13", os.Getpid(), self.start+1): false,
-		"agentconform-run-" + ownerTag() + "14":                                     true,
-		"agentconform-fuzz-" + tag(live.Process.Pid) + "15":                         true,
-		"agentconform-run-16":                                                       true, // made without a tag
-		"someone-else-" + exitedTag + "17":                                          true,
+		"agentconform-run-" + exitedTag + "11":                                                         false,
+		"agentconform-run-" + zombieTag + "12":                                                         false,
+		"agentconform-run-" + fmt.Sprintf("pid%d.%d.%d-13", pidNamespace(), os.Getpid(), self.start+1): false,
+		// Another pid namespace's (a container sharing /dev/shm): its pid
+		// means nothing here.
+		"agentconform-run-" + fmt.Sprintf("pid%d.%d.%d-19", pidNamespace()+1, exited.Process.Pid, 1): true,
+		"agentconform-run-" + ownerTag() + "14":                                                      true,
+		"agentconform-fuzz-" + tag(live.Process.Pid) + "15":                                          true,
+		"agentconform-run-16":              true, // made without a tag
+		"someone-else-" + exitedTag + "17": true,
 	}
 	for name := range names {
 		if err := os.MkdirAll(filepath.Join(root, name, "case"), 0o755); err != nil {
