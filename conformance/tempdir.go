@@ -18,11 +18,11 @@ import (
 // millisecond or more of kernel time a case (ext4 searches for an inode
 // it did not free a moment ago), on a memory one a few microseconds.
 //
-// On the memory file system the name also carries the process's pid and
-// start time (ownerTag), and the first call of a process removes the
-// directories there whose process is gone (sweepStale): a run killed with
-// SIGKILL cannot remove its own, and on a memory file system they would
-// hold their wire copies in memory until the machine restarts.
+// On the memory file system the name also says which process made it
+// (ownerTag), and the first call of a process removes the directories
+// there whose process is gone (sweepStale): a run killed with SIGKILL
+// cannot remove its own, and on a memory file system they would hold
+// their wire copies in memory until the machine restarts.
 func TempDir(prefix string) (string, error) {
 	if os.Getenv("TMPDIR") == "" {
 		if root := memoryTempRoot(); root != "" {
