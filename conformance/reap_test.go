@@ -59,8 +59,16 @@ func TestLeftoverFoundByMark(t *testing.T) {
 // cached once, and a grandchild read then by a concurrent case passed as
 // no leftover of its own case.
 func TestLeftoverEmptyEnvironNotKept(t *testing.T) {
-	cmd := exec.Command("sh", "-c", `read go; exec env `+envRunMark+`=mark-late sleep 30`)
-	cmd.Env = []string{} // empty: what a read in the exec window shows
+	envPath, err := exec.LookPath("env")
+	if err != nil {
+		t.Skip("no env command")
+	}
+	sleepPath, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep command")
+	}
+	cmd := exec.Command("sh", "-c", `read go; exec "$0" `+envRunMark+`=mark-late "$1" 30`, envPath, sleepPath)
+	cmd.Env = []string{} // empty: what a read in the exec window shows (and no PATH)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -80,7 +88,7 @@ func TestLeftoverEmptyEnvironNotKept(t *testing.T) {
 	}
 	in.Write([]byte("go\n"))
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if argv := procArgv(pid); len(argv) > 0 && argv[0] == "sleep" {
+		if argv := procArgv(pid); len(argv) > 0 && argv[0] == sleepPath {
 			break
 		}
 		if time.Now().After(deadline) {
