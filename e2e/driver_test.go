@@ -490,6 +490,26 @@ func (r *run) observations() []fakecli.Observation {
 	return obs
 }
 
+// exited returns the fake processes once every one has its exit record
+// (a process the driver abandoned or signalled may still be running when
+// the driver ends), or as they are at the case's deadline.
+func (r *run) exited() []*cliProcess {
+	r.t.Helper()
+	for {
+		procs := processes(r.observations())
+		done := true
+		for _, p := range procs {
+			if len(p.kinds("exit")) == 0 {
+				done = false
+			}
+		}
+		if done || r.ctx.Err() != nil {
+			return procs
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // cliProcess is the observation log of one fake process.
 type cliProcess struct {
 	start fakecli.Observation
