@@ -43,8 +43,8 @@ installs even when one is on PATH). Every capture is validated under the
 observed profile; --update-fixtures then copies the transcripts over the
 embedded fixtures of the same names (review them first).
 
-Scenarios (--scenario NAME, repeatable; "compliance" names the five of seed
-001 §7):
+Scenarios (--scenario NAME, repeatable; "compliance" names the five the
+shim contract requires, docs/protocols/shim.md#compliance):
 %s
 Exit status: 0 when every capture validated with no violation and no
 leak, 1 when one did not (or a CLI hung and was killed), 2 for bad usage,
