@@ -37,7 +37,17 @@ type claude struct {
 	sidAt   place
 	results int // the result_index the next result should carry
 	last    place
+	// interrupted: the open turn's last message is the user interrupt
+	// marker (interruptMarker), after which the CLI may exit with no result.
+	interrupted bool
 }
+
+// interruptMarker is the user message Claude Code writes when a turn is
+// interrupted before the model has answered. After it the CLI writes an
+// error result, or in other runs exits 0 at once without one
+// (docs/protocols/claude.md#sigint-startup): a stream that ends right
+// after it is not cut short.
+const interruptMarker = "[Request interrupted by user]"
 
 func newClaude(opts Options) *claude {
 	ctl := &control{both: opts.Both}
@@ -55,6 +65,10 @@ func (c *claude) Observe(ev Event, report func(finding.Finding)) {
 	}
 	c.last = at(ev)
 	typ, _ := str(ev.Obj, "type")
+	switch typ {
+	case "system", "assistant", "user", "result":
+		c.interrupted = typ == "user" && !isTrue(ev.Obj, "isReplay") && isInterruptMarker(ev.Obj)
+	}
 	switch typ {
 	case "system":
 		c.session(ev, report)
@@ -277,13 +291,30 @@ func (c *claude) resultIndex(ev Event, report func(finding.Finding)) {
 
 // End reports a turn left open and, on a transcript, unanswered requests.
 func (c *claude) End(report func(finding.Finding)) {
-	if c.phase == turnOpen {
+	if c.phase == turnOpen && !c.interrupted {
 		report(c.last.finding(ClaudeTruncated, "",
 			"the stream ends mid-turn: the turn opened at line %d has no result (%d tool_use(s) unanswered); this is how a killed CLI looks: SIGTERM gives no result and exit 143",
 			c.opened.line, c.tools.pending()))
 	}
 	c.closeTools(c.last, true, report)
 	c.ctl.end(report)
+}
+
+// isInterruptMarker reports whether a user message is interruptMarker
+// alone (its content the text, or one text block of it).
+func isInterruptMarker(obj map[string]any) bool {
+	msg, _ := obj["message"].(map[string]any)
+	switch c := msg["content"].(type) {
+	case string:
+		return c == interruptMarker
+	case []any:
+		if len(c) != 1 {
+			return false
+		}
+		b, _ := c[0].(map[string]any)
+		return b["type"] == "text" && b["text"] == interruptMarker
+	}
+	return false
 }
 
 // numIs reports whether obj[key] is the number n.

@@ -156,7 +156,26 @@ var claudeCases = []ruleCase{
 		bad:  lines(cInit, cText, cResult, cText),
 		want: []string{"claude/turn/one-result@4", "claude/stream/truncated@4"},
 	},
+	// After "[Request interrupted by user]" the real CLI may exit 0 with
+	// no result (SIGINT before the model answered); anything after the
+	// marker, or a marker among other text, is cut short as before.
+	{
+		rule: ClaudeTruncated, name: "interrupted", dialect: "claude",
+		bad:  lines(cInit, cInterrupted, cText),
+		want: []string{"claude/stream/truncated@3"},
+		good: lines(cInit, cInterrupted),
+	},
+	{
+		rule: ClaudeTruncated, name: "interrupted-string", dialect: "claude",
+		bad:  lines(cInit, `{"type":"user","session_id":"s1","message":{"role":"user","content":"[Request interrupted by user] and more"}}`),
+		want: []string{"claude/stream/truncated@2"},
+		good: lines(cInit, `{"type":"user","session_id":"s1","message":{"role":"user","content":"[Request interrupted by user]"}}`),
+	},
 }
+
+// cInterrupted is the user message Claude Code writes for a turn
+// interrupted before the model answered.
+const cInterrupted = `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user]"}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u2"}`
 
 var claudeControlCases = []ruleCase{
 	{

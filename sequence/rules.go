@@ -79,7 +79,7 @@ var (
 		"result_index, when present, counts the results of a process 0, 1, 2, …; a gap means a result was lost.")
 	// ClaudeTruncated: the stream does not stop mid-turn.
 	ClaudeTruncated = rule("claude/stream/truncated", finding.Must, srcClaudeOrder,
-		"The stream does not end mid-turn: a turn that was opened (by system/init, or by turn messages after the last result) ends with a result.")
+		"The stream does not end mid-turn: a turn that was opened (by system/init, or by turn messages after the last result) ends with a result, unless its last message is the user's \"[Request interrupted by user]\", after which the CLI may exit with none.")
 )
 
 // Claude Code control protocol, in both directions.
