@@ -54,7 +54,7 @@ func quirkScenarios() []Scenario {
 			first := mock.Text("Hello! ", "How can I help you today?")
 			first.Wait = 6 * time.Second
 			p := &plan{
-				description: "A print-mode run whose model takes 6 s to answer, interrupted with SIGINT 1 s after system/init (the request is under way, nothing has come back): \"[Request interrupted by user]\", an error result (aborted_streaming), exit 0 (the transcript is that run alone: with no tool started there is no branch point).",
+				description: "A print-mode run whose model takes 6 s to answer, interrupted with SIGINT 1 s after system/init (the request is under way, nothing has come back): \"[Request interrupted by user]\", an error result (aborted_streaming), exit 0; in about half the runs the CLI exits 0 right after the user message, with no result (the transcript is that run alone: with no tool started there is no branch point).",
 				script:      mock.Script{Turns: []mock.Turn{first}},
 				procs:       []proc{claudePrint(promptHello)},
 			}
