@@ -10,7 +10,10 @@ package fakecli
 // in its start-up) never acts on it, and only SIGTERM or SIGKILL stop it.
 // (In its first few hundred milliseconds, before it handles SIGINT at
 // all, the real CLI dies of it, exit 130, having written nothing; the
-// fake has no such start-up and does not play that part.)
+// fake has no such start-up and does not play that part. While the
+// model's first response is awaited, the real CLI leaves the result out
+// in about half the runs and exits 0 after the user message: the fake
+// always writes it.)
 
 // deferSIGINT holds a SIGINT that comes before the running turn's
 // system/init (in print mode, before the first turn has begun at all);
