@@ -147,25 +147,28 @@ func turnEndSummary(o *Observation) string {
 // longestString returns the longest string value in v.
 func longestString(v any) string {
 	best := ""
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			if len(x) > len(best) {
-				best = x
-			}
-		case map[string]any:
-			for _, c := range x {
-				walk(c)
-			}
-		case []any:
-			for _, c := range x {
-				walk(c)
-			}
+	eachString(v, func(s string) {
+		if len(s) > len(best) {
+			best = s
+		}
+	})
+	return best
+}
+
+// eachString calls fn with every string value in the decoded JSON v.
+func eachString(v any, fn func(string)) {
+	switch x := v.(type) {
+	case string:
+		fn(x)
+	case map[string]any:
+		for _, c := range x {
+			eachString(c, fn)
+		}
+	case []any:
+		for _, c := range x {
+			eachString(c, fn)
 		}
 	}
-	walk(v)
-	return best
 }
 
 // carries reports whether the events hold s: as one string value, or as

@@ -79,26 +79,13 @@ const (
 // more, the first knownMax), which the wire's long strings may decode to.
 func longStrings(events []Event) []string {
 	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			if len(x) >= knownMin && len(out) < knownMax {
-				out = append(out, x)
-			}
-		case map[string]any:
-			for _, e := range x {
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
 	for _, e := range events {
 		if len(e.Raw) >= knownMin {
-			walk(e.Obj)
+			eachString(e.Obj, func(s string) {
+				if len(s) >= knownMin && len(out) < knownMax {
+					out = append(out, s)
+				}
+			})
 		}
 	}
 	return out
