@@ -82,6 +82,40 @@ func (o *observer) logAt(at time.Duration, kind string, kv ...any) {
 	}
 }
 
+// ObservationWriter appends records to an observation log as the fakes
+// do, for a process that stands in for a CLI without being a fake: the
+// recording wrapper around a real CLI (package realcli) logs what the
+// runner's checks read from the fakes, in the same records.
+type ObservationWriter struct{ o *observer }
+
+// OpenObservationLog opens the log at path for appending. Records carry
+// pid, the pid the adapter knows the CLI by, and their times are counted
+// from start, when that process started.
+func OpenObservationLog(path string, pid int, start time.Time) (*ObservationWriter, error) {
+	o, err := openObserver(path, start)
+	if err != nil {
+		return nil, err
+	}
+	o.pid = pid
+	return &ObservationWriter{o: o}, nil
+}
+
+// Log appends one record of kind with the given key, value pairs (the
+// fields of Observation, by their JSON names; "line" is a stdin record's
+// text), stamped with the time since start. It buffers: Flush writes.
+func (w *ObservationWriter) Log(kind string, kv ...any) { w.o.log(kind, kv...) }
+
+// Flush writes the buffered records, each whole.
+func (w *ObservationWriter) Flush() { w.o.flush() }
+
+// Close flushes and closes the log.
+func (w *ObservationWriter) Close() { w.o.close() }
+
+// AdapterEnv returns the environment variables whose presence a start
+// record reports (names only): those an adapter sets or should think
+// about when it starts a CLI.
+func AdapterEnv() []string { return append([]string(nil), adapterEnv...) }
+
 // flush writes the buffered records.
 func (o *observer) flush() {
 	if o == nil {

@@ -8,6 +8,10 @@ import (
 // watchedSignals are the signals a fake handles itself, during any step.
 var watchedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
+// SignalName names a signal as transcripts and observation logs do
+// ("SIGTERM"), or as Go does when it has no such name.
+func SignalName(s os.Signal) string { return signalName(s) }
+
 // signalName names a signal as transcripts do ("SIGTERM").
 func signalName(s os.Signal) string {
 	if sig, ok := s.(syscall.Signal); ok {

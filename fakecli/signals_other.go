@@ -12,6 +12,10 @@ var signalsByName = map[string]syscall.Signal{
 	"SIGQUIT": syscall.SIGQUIT, "SIGPIPE": syscall.SIGPIPE,
 }
 
+// KillSelf cannot raise a signal here; it returns the status a shell
+// reports for death by sig.
+func KillSelf(sig syscall.Signal) int { return killSelf(sig) }
+
 // killSelf cannot raise a signal here; it returns the status a shell
 // reports for death by sig.
 func killSelf(sig syscall.Signal) int { return 128 + int(sig) }

@@ -15,9 +15,11 @@ var signalsByName = map[string]syscall.Signal{
 	"SIGQUIT": syscall.SIGQUIT, "SIGPIPE": syscall.SIGPIPE, "SIGUSR1": syscall.SIGUSR1, "SIGUSR2": syscall.SIGUSR2,
 }
 
-// killSelf ends the process by sig with the default disposition, so the
+// KillSelf ends the process by sig with the default disposition, so the
 // parent sees death by that signal (what a CLI killed by it looks like).
 // It returns 128+sig only if the process survived.
+func KillSelf(sig syscall.Signal) int { return killSelf(sig) }
+
 func killSelf(sig syscall.Signal) int {
 	signal.Reset(sig)
 	if sig == syscall.SIGPIPE {

@@ -20,9 +20,13 @@ import (
 	"os"
 
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/realcli"
 )
 
 func main() {
+	if code, ok := realcli.Dispatch(os.Args[0]); ok {
+		os.Exit(code) // the wrapper around a real CLI (agentconform run --cli real)
+	}
 	name, ok := fakecli.IsFake(os.Args[0])
 	if !ok {
 		fmt.Fprintln(os.Stderr, "agentconform-fake acts as claude, codex or gemini when started under one of those names; put it in place with 'agentconform fake install DIR'")

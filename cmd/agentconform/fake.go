@@ -10,11 +10,17 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/realcli"
 )
 
 // maybeRunFake makes the binary act as a fake CLI when it was started as
-// claude, codex or gemini (the links `agentconform fake install` writes).
+// claude, codex or gemini (the links `agentconform fake install` writes),
+// or as the wrapper around a real CLI (and its helpers) when a run on
+// the real CLIs set it up so.
 func maybeRunFake() {
+	if code, ok := realcli.Dispatch(os.Args[0]); ok {
+		os.Exit(code)
+	}
 	if name, ok := fakecli.IsFake(os.Args[0]); ok {
 		os.Exit(fakecli.RunProcess(name))
 	}

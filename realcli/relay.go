@@ -1,0 +1,243 @@
+package realcli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/fakecli/faults"
+)
+
+// The relay's file descriptors besides its standard streams (the
+// adapter's ends): the wrapper's ExtraFiles, in order.
+const (
+	fdCLIStdin  = 3 // write end of the CLI's stdin
+	fdCLIStdout = 4 // read end of its stdout
+	fdCLIStderr = 5 // read end of its stderr
+	fdDone      = 6 // the summary, to the wrapper
+)
+
+// stderrTailMax is how much of the CLI's stderr the summary carries.
+const stderrTailMax = 8 << 10
+
+// relay passes the adapter's stdin to the CLI and the CLI's output to the
+// adapter, logging every line as the fakes log theirs.
+type relay struct {
+	cfg    *Config
+	log    *obsLog
+	live   *faults.Live
+	resume string
+
+	mu        sync.Mutex // guards what the summary reads (the log has a lock of its own)
+	lines     int        // stdout lines of the CLI
+	session   string
+	stderrBuf []byte
+}
+
+// summary is what the relay tells the wrapper of the CLI's output once
+// it has ended.
+type summary struct {
+	// StdoutLines counts the CLI's stdout lines; Session is the session
+	// (thread) id its first stream line announced.
+	StdoutLines int    `json:"stdout_lines"`
+	Session     string `json:"session,omitempty"`
+	// StderrTail is the end of its stderr.
+	StderrTail string `json:"stderr_tail,omitempty"`
+}
+
+// runRelay is the relay process's whole life.
+func runRelay() int {
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	cfg, err := ReadConfig(os.Getenv(EnvConfig))
+	if err != nil {
+		os.Stderr.WriteString("agentconform real relay: " + err.Error() + "\n")
+		return exitHarness
+	}
+	pid, _ := strconv.Atoi(os.Getenv(envWrapperPID))
+	ns, _ := strconv.ParseInt(os.Getenv(envWrapperStart), 10, 64)
+	r := &relay{cfg: cfg, log: openLog(pid, time.Unix(0, ns)), resume: os.Getenv(envResume)}
+	defer r.log.close()
+
+	cliIn := os.NewFile(fdCLIStdin, "cli-stdin")
+	cliOut := os.NewFile(fdCLIStdout, "cli-stdout")
+	cliErr := os.NewFile(fdCLIStderr, "cli-stderr")
+	done := os.NewFile(fdDone, "done")
+
+	var out io.Writer = os.Stdout
+	if dir := os.Getenv(fakecli.EnvWire); dir != "" && pid > 0 {
+		if f, err := os.Create(filepath.Join(dir, strconv.Itoa(pid)+".out")); err == nil {
+			defer f.Close()
+			out = &tee{copy: f, w: os.Stdout}
+		}
+	}
+	plan, err := faults.Parse(cfg.Faults, cfg.Seed)
+	if err == nil {
+		r.live, err = faults.NewLive(plan, out, os.Stderr)
+	}
+	if err != nil {
+		r.log.log("note", "message", "the relay's faults: "+err.Error())
+		r.live, _ = faults.NewLive(nil, out, os.Stderr)
+	}
+
+	if os.Getenv(envStdinTTY) == "" {
+		go r.stdin(os.Stdin, cliIn)
+	} else {
+		cliIn.Close()
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); r.stdout(cliOut) }()
+	go func() { defer wg.Done(); r.stderr(cliErr) }()
+	ended := make(chan struct{})
+	go func() { wg.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(time.Until(r.cfg.Deadline)):
+		r.log.log("note", "message", "the relay gave up at the case's deadline: the CLI's output was still open")
+	}
+
+	r.live.Close()
+	r.mu.Lock()
+	if plan != nil {
+		for _, a := range plan.Applied() {
+			r.log.log("fault", "fault", a.Fault, "params", a.Params, "detail", a.Detail)
+		}
+	}
+	r.log.flush()
+	tail := string(r.stderrBuf)
+	sum := summary{StdoutLines: r.lines, Session: r.session, StderrTail: tail}
+	r.mu.Unlock()
+	json.NewEncoder(done).Encode(sum)
+	done.Close()
+	return 0
+}
+
+// stdin passes the adapter's stdin lines to the CLI, logging each as it
+// arrives, and the end of it.
+func (r *relay) stdin(from io.Reader, to *os.File) {
+	br := bufio.NewReaderSize(from, 64<<10)
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			text := line
+			if text[len(text)-1] == '\n' {
+				text = text[:len(text)-1]
+			}
+			r.log.log("stdin", "line", string(text))
+			r.log.flush()
+			if _, werr := to.Write(line); werr != nil {
+				// The CLI closed its stdin (or ended): the adapter's next
+				// write must fail as it would without the relay.
+				to.Close()
+				os.Stdin.Close()
+				return
+			}
+		}
+		if err != nil {
+			r.log.log("stdin_closed")
+			r.log.flush()
+			to.Close()
+			return
+		}
+	}
+}
+
+// stdout passes the CLI's stdout to the adapter line by line, through the
+// live faults, logging each line written.
+func (r *relay) stdout(from *os.File) {
+	defer from.Close()
+	br := bufio.NewReaderSize(from, 64<<10)
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			r.mu.Lock()
+			r.lines++
+			announce := r.session == ""
+			if announce {
+				r.session = sessionOf(r.cfg.CLI, line)
+				announce = r.session != ""
+			}
+			r.mu.Unlock()
+			if announce {
+				r.log.log("session", "session", r.session, "resumed", r.resume != "" && r.session == r.resume)
+			}
+			n, werr := r.live.Line(line)
+			r.log.log("out", "bytes", n, "line", 0)
+			r.log.flush()
+			if werr != nil {
+				// The adapter closed its end: the CLI's next write fails,
+				// as it would have.
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stderr passes the CLI's stderr on as it comes, logging each write and
+// keeping its end for the summary.
+func (r *relay) stderr(from *os.File) {
+	defer from.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := from.Read(buf)
+		if n > 0 {
+			r.mu.Lock()
+			r.stderrBuf = append(r.stderrBuf, buf[:n]...)
+			if len(r.stderrBuf) > stderrTailMax {
+				r.stderrBuf = r.stderrBuf[len(r.stderrBuf)-stderrTailMax:]
+			}
+			r.mu.Unlock()
+			k, werr := r.live.Stderr(buf[:n])
+			r.log.log("err", "bytes", k, "line", 0)
+			r.log.flush()
+			if werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readLine reads one line, newline included, however long; at the end of
+// the input it returns what is left (no newline) with io.EOF.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var long []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, frag...)
+			continue
+		}
+		if long != nil {
+			long = append(long, frag...)
+			return long, err
+		}
+		return append([]byte(nil), frag...), err
+	}
+}
+
+// tee copies what it writes to the adapter's stdout into the wire copy
+// first, as the fakes do: the copy holds every byte the adapter got.
+type tee struct {
+	copy io.Writer
+	w    io.Writer
+}
+
+func (t *tee) Write(b []byte) (int, error) {
+	t.copy.Write(b)
+	return t.w.Write(b)
+}

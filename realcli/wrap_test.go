@@ -1,0 +1,358 @@
+//go:build linux
+
+package realcli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentconform/agentconform/fakecli"
+)
+
+// envStandIn makes the test binary act as a stand-in for a real CLI: it
+// prints its pid and a session line, answers every stdin line, reports
+// every SIGINT, SIGTERM and SIGHUP it gets on stdout, and does what a
+// line asks ("exit N", "die SIGNAL", "hold": leave a process holding
+// stdout and exit 0).
+const envStandIn = "REALCLI_TEST_STAND_IN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envStandIn) != "" {
+		os.Exit(standIn())
+	}
+	Main(m)
+}
+
+func standIn() int {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	out := make(chan string, 8)
+	go func() {
+		for s := range sigs {
+			out <- fmt.Sprintf(`{"type":"signal","signal":%q}`, fakecli.SignalName(s))
+		}
+	}()
+	fmt.Printf(`{"type":"pid","pid":%d}`+"\n", os.Getpid())
+	fmt.Println(`{"type":"system","subtype":"init","session_id":"stand-in-session"}`)
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	for {
+		select {
+		case s := <-out:
+			fmt.Println(s)
+		case l, ok := <-lines:
+			if !ok {
+				fmt.Fprintln(os.Stderr, "stand-in: stdin closed")
+				return 0
+			}
+			cmd, arg, _ := strings.Cut(l, " ")
+			switch cmd {
+			case "exit":
+				n, _ := strconv.Atoi(arg)
+				return n
+			case "die":
+				signal.Reset()
+				return fakecli.KillSelf(map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGKILL": syscall.SIGKILL}[arg])
+			case "hold":
+				c := exec.Command("sleep", arg)
+				c.Stdout = os.Stdout
+				c.Start()
+				fmt.Printf(`{"type":"holder","pid":%d}`+"\n", c.Process.Pid)
+				return 0
+			default:
+				fmt.Printf(`{"type":"echo","line":%q}`+"\n", l)
+			}
+		}
+	}
+}
+
+// wrapped is one wrapper run by a test, started as the adapter would.
+type wrapped struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   chan map[string]any
+	observe string
+	wire    string
+	cliPID  int
+}
+
+func startWrapped(t *testing.T, faultSpec string) *wrapped {
+	t.Helper()
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{CLI: "claude", Path: self, Version: "0.0.0-test", Env: []string{envStandIn + "=1"},
+		Faults: faultSpec, Deadline: time.Now().Add(time.Minute)}
+	cfgPath := filepath.Join(dir, "real.json")
+	if err := WriteConfig(cfgPath, cfg); err != nil {
+		t.Fatal(err)
+	}
+	w := &wrapped{t: t, observe: filepath.Join(dir, "observe.jsonl"), wire: filepath.Join(dir, "wire"), lines: make(chan map[string]any, 64)}
+	os.Mkdir(w.wire, 0o755)
+	cmd := exec.Command(self)
+	cmd.Args = []string{"claude", "-p", "--output-format", "stream-json"}
+	cmd.Env = append(os.Environ(), EnvConfig+"="+cfgPath, fakecli.EnvObserve+"="+w.observe, fakecli.EnvWire+"="+w.wire)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	w.stdin, _ = cmd.StdinPipe()
+	// Not StdoutPipe: Wait would close it when the wrapper exits, and a
+	// test must see how long the stdout stays open after that.
+	stdout, stdoutW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = stdoutW
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdoutW.Close()
+	w.cmd = cmd
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var m map[string]any
+			if json.Unmarshal(sc.Bytes(), &m) == nil {
+				w.lines <- m
+			} else {
+				w.lines <- map[string]any{"type": "raw", "text": sc.Text()}
+			}
+		}
+	}()
+	w.cliPID = int(w.next("pid")["pid"].(float64))
+	w.next("system")
+	return w
+}
+
+// next returns the next stdout line of type typ, failing on anything else
+// and on a 30 s wait.
+func (w *wrapped) next(typ string) map[string]any {
+	w.t.Helper()
+	select {
+	case m, ok := <-w.lines:
+		if !ok {
+			w.t.Fatalf("stdout ended, want a %s line", typ)
+		}
+		if m["type"] != typ {
+			w.t.Fatalf("stdout line %v, want type %s", m, typ)
+		}
+		return m
+	case <-time.After(30 * time.Second):
+		w.t.Fatalf("no %s line in 30 s", typ)
+	}
+	return nil
+}
+
+func (w *wrapped) send(line string) {
+	w.t.Helper()
+	if _, err := io.WriteString(w.stdin, line+"\n"); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *wrapped) wait() *os.ProcessState {
+	w.t.Helper()
+	done := make(chan struct{})
+	go func() { w.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		w.t.Fatal("the wrapper did not exit in 30 s")
+	}
+	return w.cmd.ProcessState
+}
+
+func (w *wrapped) log() []fakecli.Observation {
+	w.t.Helper()
+	f, err := os.Open(w.observe)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := fakecli.ReadObservations(f)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return recs
+}
+
+func kinds(recs []fakecli.Observation, kind string) []fakecli.Observation {
+	var out []fakecli.Observation
+	for _, r := range recs {
+		if r.Kind == kind {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestSignalsReachTheCLIOnce: a signal to the process group reaches the
+// CLI directly and is not passed on again; one to the wrapper alone is
+// passed on. Each reaches the CLI exactly once.
+func TestSignalsReachTheCLIOnce(t *testing.T) {
+	w := startWrapped(t, "")
+	syscall.Kill(-w.cmd.Process.Pid, syscall.SIGINT)
+	if got := w.next("signal")["signal"]; got != "SIGINT" {
+		t.Fatalf("the CLI got %v, want SIGINT", got)
+	}
+	syscall.Kill(w.cmd.Process.Pid, syscall.SIGTERM)
+	if got := w.next("signal")["signal"]; got != "SIGTERM" {
+		t.Fatalf("the CLI got %v, want SIGTERM", got)
+	}
+	// A line after both: had either signal come twice, its second copy
+	// would stand before this echo.
+	w.send("after the signals")
+	if got := w.next("echo")["line"]; got != "after the signals" {
+		t.Fatalf("echo %v", got)
+	}
+	w.send("exit 3")
+	st := w.wait()
+	if st.ExitCode() != 3 {
+		t.Fatalf("the wrapper ended %v, want exit 3 as the CLI", st)
+	}
+	recs := w.log()
+	var actions []string
+	for _, r := range kinds(recs, "signal") {
+		actions = append(actions, r.Signal+" "+r.Action)
+	}
+	if want := []string{"SIGINT group", "SIGTERM forwarded"}; !slices.Equal(actions, want) {
+		t.Errorf("signal records %v, want %v", actions, want)
+	}
+	if s := kinds(recs, "start"); len(s) != 1 || s[0].PID != w.cmd.Process.Pid || s[0].CLI != "claude" || s[0].Transcript != "real:claude@0.0.0-test" {
+		t.Errorf("start records %+v", s)
+	}
+	if s := kinds(recs, "session"); len(s) != 1 || s[0].Session != "stand-in-session" || s[0].Resumed {
+		t.Errorf("session records %+v", s)
+	}
+	if e := kinds(recs, "exit"); len(e) != 1 || e[0].Code == nil || *e[0].Code != 3 {
+		t.Errorf("exit records %+v", e)
+	}
+	var stdin []string
+	for _, r := range kinds(recs, "stdin") {
+		stdin = append(stdin, r.Text)
+	}
+	if want := []string{"after the signals", "exit 3"}; !slices.Equal(stdin, want) {
+		t.Errorf("stdin records %q, want %q", stdin, want)
+	}
+	wire, err := os.ReadFile(filepath.Join(w.wire, strconv.Itoa(w.cmd.Process.Pid)+".out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(wire), "\n"); n != len(kinds(recs, "out")) {
+		t.Errorf("the wire copy has %d lines, the log %d out records", n, len(kinds(recs, "out")))
+	}
+}
+
+// TestDeathBySignal: a CLI killed by a signal makes the wrapper die by
+// the same signal.
+func TestDeathBySignal(t *testing.T) {
+	w := startWrapped(t, "")
+	w.send("die SIGTERM")
+	st := w.wait()
+	ws := st.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Fatalf("the wrapper ended %v, want death by SIGTERM", st)
+	}
+	if e := kinds(w.log(), "exit"); len(e) != 1 || e[0].Signal != "SIGTERM" {
+		t.Errorf("exit records %+v", e)
+	}
+}
+
+// TestSIGKILLOfTheWrapperKillsTheCLI: the CLI does not outlive a wrapper
+// killed outright.
+func TestSIGKILLOfTheWrapperKillsTheCLI(t *testing.T) {
+	w := startWrapped(t, "")
+	syscall.Kill(w.cmd.Process.Pid, syscall.SIGKILL)
+	w.wait()
+	for i := 0; i < 300; i++ {
+		if syscall.Kill(w.cliPID, 0) != nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the CLI (pid %d) still runs 3 s after its wrapper was killed", w.cliPID)
+}
+
+// TestOutputHeldOpen: a process the CLI leaves holding its stdout keeps
+// the adapter's stdout open after the CLI, and so the wrapper, exited.
+func TestOutputHeldOpen(t *testing.T) {
+	w := startWrapped(t, "")
+	w.send("hold 5")
+	holder := int(w.next("holder")["pid"].(float64))
+	st := w.wait()
+	if st.ExitCode() != 0 {
+		t.Fatalf("the wrapper ended %v, want exit 0", st)
+	}
+	if syscall.Kill(holder, 0) != nil {
+		t.Skip("the holder ended before the wrapper did: a loaded machine")
+	}
+	select {
+	case m, ok := <-w.lines:
+		if ok {
+			t.Fatalf("stdout line %v after the CLI exited", m)
+		}
+		t.Fatal("stdout closed while a process still held it")
+	case <-time.After(200 * time.Millisecond):
+	}
+	syscall.Kill(holder, syscall.SIGKILL)
+	select {
+	case _, ok := <-w.lines:
+		if ok {
+			t.Fatal("a line after the holder died")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("stdout still open 30 s after the holder died")
+	}
+}
+
+// TestLiveFaults: the relay applies live faults to the CLI's stdout
+// (here crlf and a banner before the first line), and the wire copy holds
+// what the adapter got.
+func TestLiveFaults(t *testing.T) {
+	dir := t.TempDir()
+	self, _ := os.Executable()
+	cfg := &Config{CLI: "claude", Path: self, Env: []string{envStandIn + "=1"}, Faults: "crlf;banner:text=hello banner", Deadline: time.Now().Add(time.Minute)}
+	cfgPath := filepath.Join(dir, "real.json")
+	WriteConfig(cfgPath, cfg)
+	wire := filepath.Join(dir, "wire")
+	os.Mkdir(wire, 0o755)
+	cmd := exec.Command(self)
+	cmd.Args = []string{"claude"}
+	cmd.Env = append(os.Environ(), EnvConfig+"="+cfgPath, fakecli.EnvObserve+"="+filepath.Join(dir, "o.jsonl"), fakecli.EnvWire+"="+wire)
+	cmd.Stdin = strings.NewReader("exit 0\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.HasPrefix(string(out), "hello banner\n{\"type\":\"pid\"") || !strings.Contains(string(out), "}\r\n") {
+		t.Errorf("stdout %q: want the banner first and CR LF line ends", out)
+	}
+	copyOf, _ := os.ReadFile(filepath.Join(wire, strconv.Itoa(cmd.Process.Pid)+".out"))
+	if string(copyOf) != string(out) {
+		t.Errorf("wire copy %q, stdout %q", copyOf, out)
+	}
+}
