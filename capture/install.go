@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,7 +23,8 @@ type Binary struct {
 	Path string
 	// Version is what "<Path> --version" printed, reduced to the number.
 	Version string
-	// Source says where it came from: "flag", "PATH" or "npm".
+	// Source says where it came from: "flag", "PATH", "cache" (an earlier
+	// npm install in the cache directory) or "npm".
 	Source string
 	// InstallTime is how long npm took, when Source is "npm".
 	InstallTime time.Duration
@@ -78,6 +81,11 @@ func Locate(ctx context.Context, cli string, o LocateOptions) (*Binary, error) {
 	case !o.ForceInstall:
 		if p, err := exec.LookPath(cli); err == nil {
 			b.Path, b.Source = p, "PATH"
+		}
+	}
+	if b.Path == "" && !o.ForceInstall && (o.Version == "" || o.Version == "latest") {
+		if p, ok := newestCached(o.CacheDir, cli); ok {
+			b.Path, b.Source = p, "cache"
 		}
 	}
 	if b.Path == "" {
@@ -318,4 +326,47 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// newestCached returns the executable of the newest complete npm install
+// of cli in the cache directory ("" means DefaultCacheDir()): what an
+// earlier --install left there.
+func newestCached(cache, cli string) (string, bool) {
+	if cache == "" {
+		cache = DefaultCacheDir()
+	}
+	entries, err := os.ReadDir(filepath.Join(cache, cli))
+	if err != nil {
+		return "", false
+	}
+	var best []int
+	path := ""
+	for _, e := range entries {
+		if !e.IsDir() || !semverRE.MatchString(e.Name()) {
+			continue
+		}
+		dir := filepath.Join(cache, cli, e.Name())
+		bin := filepath.Join(dir, "node_modules", ".bin", cli)
+		if _, err := os.Stat(filepath.Join(dir, ".complete")); err != nil {
+			continue
+		}
+		if _, err := os.Stat(bin); err != nil {
+			continue
+		}
+		if v := versionNumbers(e.Name()); best == nil || slices.Compare(v, best) > 0 {
+			best, path = v, bin
+		}
+	}
+	return path, path != ""
+}
+
+// versionNumbers are the numbers of a version's major.minor.patch.
+func versionNumbers(v string) []int {
+	core, _, _ := strings.Cut(v, "-")
+	var out []int
+	for _, p := range strings.Split(core, ".") {
+		n, _ := strconv.Atoi(p)
+		out = append(out, n)
+	}
+	return out
 }

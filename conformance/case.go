@@ -65,7 +65,8 @@ type Case struct {
 	// is reported SKIP with this reason.
 	Unavailable string
 
-	probe bool // only read hello, then close
+	probe bool      // only read hello, then close
+	real  *realCase // how it plays on a real CLI (Config.Real)
 }
 
 // InterruptPlan says when and how the runner interrupts a turn.

@@ -250,6 +250,8 @@ type Observation struct {
 	// StallAfter is the watchdog time the runner waited for in a watchdog
 	// case (Case.Watchdog).
 	StallAfter time.Duration
+	// Real is set when the case ran on a real CLI (Config.Real).
+	Real *RealRun
 	// Dir is the case's directory (kept with --keep).
 	Dir string
 
@@ -406,6 +408,14 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	}
 	mark := newRunMark()
 	cmd.Env = append(caseEnv(cfg, c, fakes, sessions, observe, wire), envRunMark+"="+mark)
+	if c.real != nil {
+		env, done, err := stageReal(cfg, c, dir, work, time.Now().Add(timeout))
+		if err != nil {
+			return nil, err
+		}
+		defer done(o)
+		cmd.Env = append(cmd.Env, env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	olog := newObserveLog(observe)
 	cmd.Cancel = func() error {

@@ -61,6 +61,9 @@ type Config struct {
 	// in it replay the default fixtures (the newest release). A case whose
 	// scenario was not captured at that version is SKIP, with the reason.
 	CLIVersions map[string]string
+	// Real, when set, plays the cases with the real CLIs instead of the
+	// fakes (`--cli real`): those a real CLI can play, the others SKIP.
+	Real *RealCLIs
 
 	// fakes is the directory of the fake CLIs that prepare installed in
 	// WorkDir for every case of the run.
@@ -95,6 +98,10 @@ type Meta struct {
 	// (Config.CLIVersions, --cli-version), per CLI; a CLI not listed ran
 	// the default fixtures.
 	CLIVersionPins map[string]string `json:"cli_version_pins,omitempty"`
+	// CLI says what played the CLIs: "real" for a run on the real CLIs
+	// (Config.Real), else the fakes ("" in results written before runs on
+	// the real CLIs existed).
+	CLI string `json:"cli,omitempty"`
 }
 
 // CaseResult is the verdicts of every check on one case.
@@ -119,6 +126,9 @@ type CaseResult struct {
 	// the replayed fixture was recorded with, or the version asked for when
 	// there was no fixture of the scenario at it (the case is SKIP).
 	CLIVersion string `json:"cli_version,omitempty"`
+	// Real is set when the case ran on the real CLI: what played, and
+	// what the mock model API and the trap saw.
+	Real *RealRun `json:"real,omitempty"`
 }
 
 // CheckResult is one check's verdict on one case.
@@ -155,6 +165,10 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	}
 	res.Meta.Hello = hello
 	res.Meta.CLIVersionPins = cfg.pins()
+	res.Meta.CLI = "fake"
+	if cfg.Real != nil {
+		res.Meta.CLI = "real"
+	}
 	selected, err := cfg.selectCases(hello)
 	if err != nil {
 		return nil, err
@@ -256,6 +270,9 @@ func (cfg *Config) selectCases(hello *Hello) ([]*Case, error) {
 		}
 	}
 	sort.SliceStable(selected, func(i, j int) bool { return selected[i].ID < selected[j].ID })
+	if cfg.Real != nil {
+		selected = cfg.Real.forReal(selected)
+	}
 	return selected, nil
 }
 
@@ -458,6 +475,7 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 	}
 	cr.Verdict = worst(cr.Checks)
 	cr.Wire = wireExcerpt(o)
+	cr.Real = o.Real
 	if cfg.Keep {
 		cr.Dir = o.Dir
 		writeObservation(o)

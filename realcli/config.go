@@ -114,11 +114,18 @@ func ReadConfig(path string) (*Config, error) {
 	return &c, nil
 }
 
+// keptMarks are the runner's variables the CLI keeps: the run mark, by
+// which the runner finds what the CLI left running, and the case's name.
+var keptMarks = map[string]bool{"AGENTCONFORM_RUN_MARK": true, "AGENTCONFORM_CASE": true}
+
 // cliEnv is the environment the real CLI gets: the adapter's (env), less
 // what Unset names and the wrapper's own settings, with Env over it.
 func (c *Config) cliEnv(env []string) []string {
 	drop := func(k string) bool {
-		if k == EnvConfig || strings.HasPrefix(k, envRole) || strings.HasPrefix(k, "AGENTCONFORM_REAL_") {
+		if strings.HasPrefix(k, "AGENTCONFORM_") && !keptMarks[k] {
+			// The fakes' settings and the wrapper's own: nothing a real
+			// CLI reads, and a CLI that happens to be agentconform's
+			// fake must not log into the wrapper's log.
 			return true
 		}
 		for _, u := range c.Unset {

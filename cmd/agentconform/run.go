@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,6 +78,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		cliVersions    = fl.StringArray("cli-version", nil, "replay an older CLI release: CLI=VERSION (repeatable, or comma-separated), e.g. claude=2.1.329; that CLI's cases replay the fixtures captured at that version, and those whose scenario was not captured then are SKIP (--list shows the versions)")
 		quiet          = fl.BoolP("quiet", "q", false, "print only the summary")
 	)
+	realFl := addRealFlags(fl)
 	fl.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
 		fl.PrintDefaults()
@@ -101,6 +103,10 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if len(pins) > 0 && *transcriptFile != "" {
 		return runUsageError(stderr, fmt.Errorf("--cli-version and --transcript: a transcript file is the version it recorded"))
 	}
+	modes, err := realFl.modes()
+	if err != nil {
+		return runUsageError(stderr, err)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return runUsageError(stderr, err)
@@ -123,6 +129,19 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		adapters = referenceAdapters(self, watchdog)
 	}
+	var real *conformance.RealCLIs
+	if slices.Contains(modes, "real") {
+		real = realFl.locate(ctx, stderr)
+	}
+	var realRefs []conformance.Adapter
+	if *adapter == "" && *profile == "" {
+		watchdog := conformance.RealStallAfter
+		if fl.Changed("stall-after") {
+			watchdog = *stallAfter
+		}
+		realRefs = referenceAdapters(self, watchdog)
+	}
+	adapters = perMode(adapters, modes, realRefs)
 	switch *interrupt {
 	case "command":
 	case "signal":
@@ -203,6 +222,12 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		c := cfg
 		c.Adapter = a
 		c.Pool = pool
+		if isRealRun(a) {
+			c.Real = real
+			if !fl.Changed("timeout") {
+				c.Timeout = conformance.RealTimeout
+			}
+		}
 		r := &adapterRun{done: make(chan struct{}), meta: conformance.Meta{Tool: "agentconform", Version: conformance.Version, Adapter: a.Name, Seed: c.Seed, Strict: c.Strict, Started: time.Now(), CLIVersionPins: pins}}
 		if c.ShardOf > 1 {
 			r.meta.Shard = fmt.Sprintf("%d/%d", c.Shard+1, c.ShardOf)

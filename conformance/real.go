@@ -1,0 +1,182 @@
+package conformance
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentconform/agentconform/capture"
+	"github.com/agentconform/agentconform/fakecli/faults"
+	"github.com/agentconform/agentconform/realcli"
+)
+
+// RealCLIs are the real CLIs a run plays its cases with instead of the
+// fakes (Config.Real; `agentconform run --cli real`). Every case whose
+// scenario a real CLI can play runs with that CLI under the adapter: the
+// built-in mock model API plays the model's side of the case's scenario
+// (package capture's scripts, the ones the fixtures were captured with),
+// on loopback, with a throwaway home and a trap that refuses every other
+// address; what the adapter starts as claude, codex or gemini is the
+// recording wrapper of package realcli, which logs what the fakes log.
+// The same checks judge. A case that needs what only a fake can do (a
+// death at a chosen byte, invented events, a stall, a line of a chosen
+// size) is SKIP, saying so.
+type RealCLIs struct {
+	// Binaries are the real CLIs by name ("claude"); a CLI missing here
+	// has its cases SKIP.
+	Binaries map[string]*capture.Binary
+	// WorkDir holds the stages' throwaway homes; "" means
+	// capture.DefaultWorkDir().
+	WorkDir string
+}
+
+// RealStallAfter is the watchdog time the reference adapters run with on
+// the real CLIs unless --stall-after sets one: a real CLI takes seconds to
+// start (Gemini CLI 2 to 3 s, Claude Code up to 3 s on a loaded machine)
+// and says nothing while a tool runs (the interrupt scenarios' command
+// takes 6 s), so the fakes' watchdog would cut real turns that are going
+// well. The watchdog cases, which need a fake that stalls, do not run
+// there.
+const RealStallAfter = 20 * time.Second
+
+// RealTimeout is the deadline of a case on the real CLIs unless --timeout
+// sets one: three times RealStallAfter, so that an adapter's watchdog
+// fires, and the adapter has time to report it, well before the runner
+// gives up on the case (a CLI that hangs at its start).
+const RealTimeout = 3 * RealStallAfter
+
+// realCase is how a case plays on a real CLI.
+type realCase struct {
+	bin      *capture.Binary
+	scenario string
+	// faults are the live faults the wrapper applies (the case's, less
+	// those the real CLI's own process tree stands for).
+	faults string
+}
+
+// Version returns the version of the real cli, or "".
+func (r *RealCLIs) Version(cli string) string {
+	if r == nil || r.Binaries[cli] == nil {
+		return ""
+	}
+	return r.Binaries[cli].Version
+}
+
+// forReal returns the cases of a run on the real CLIs: each a copy of
+// the case, set to play on its CLI, or marked Unavailable with the reason
+// it cannot.
+func (r *RealCLIs) forReal(cases []*Case) []*Case {
+	out := make([]*Case, len(cases))
+	for i, c := range cases {
+		rc := *c
+		plan, why := r.plan(c)
+		if why != "" {
+			rc.Unavailable = "not playable on the real CLI: " + why
+		} else {
+			rc.real = plan
+			rc.CLIVersion = plan.bin.Version
+		}
+		out[i] = &rc
+	}
+	return out
+}
+
+// plan says how c plays on its real CLI, or why it cannot.
+func (r *RealCLIs) plan(c *Case) (*realCase, string) {
+	bin := r.Binaries[c.Agent]
+	switch {
+	case c.Unavailable != "":
+		return nil, c.Unavailable
+	case bin == nil:
+		return nil, fmt.Sprintf("no real %s was found (put it on PATH, name it with --%s-path, or install it with --install)", c.Agent, c.Agent)
+	case c.Transcript != "":
+		return nil, "it replays a transcript file, which only a fake can"
+	case c.Fixture == "" || strings.Count(c.Fixture, "/") != 1:
+		return nil, fmt.Sprintf("it replays the fixture %s of another CLI version; the real %s is %s", c.Fixture, c.Agent, bin.Version)
+	case c.Watchdog || c.LongTurn:
+		return nil, "it paces or stalls the CLI's output, which only a fake can"
+	case c.Expect.IgnoresSIGTERM:
+		return nil, "the CLI must ignore SIGTERM, which only a fake can make it"
+	case len(c.Sessions) > 0 && c.Resume == resumeID:
+		return nil, "it resumes a session seeded in the fakes' store"
+	}
+	scenario := path.Base(c.Fixture)
+	if !capture.Playable(c.Agent, scenario) {
+		return nil, fmt.Sprintf("the mock model API has no script of %s for %s", scenario, c.Agent)
+	}
+	live := realFaults(c.Faults)
+	if err := faults.LiveSupported(live); err != nil {
+		return nil, err.Error()
+	}
+	return &realCase{bin: bin, scenario: scenario, faults: live}, ""
+}
+
+// realFaults is a case's fault spec less the process faults a real CLI
+// plays itself: its npm launcher is the real one.
+func realFaults(spec string) string {
+	var keep []string
+	for _, item := range strings.Split(spec, ";") {
+		name, _, _ := strings.Cut(strings.TrimSpace(item), ":")
+		if name == "" || name == "launcher" {
+			continue
+		}
+		keep = append(keep, strings.TrimSpace(item))
+	}
+	return strings.Join(keep, ";")
+}
+
+// RealRun is what a case on a real CLI shows besides what the fakes'
+// log holds.
+type RealRun struct {
+	// CLI, Version and Scenario name what played.
+	CLI      string `json:"cli"`
+	Version  string `json:"cli_version"`
+	Scenario string `json:"scenario"`
+	// ModelRequests counts what the mock model API was asked.
+	ModelRequests int `json:"model_requests"`
+	// Leaks are the attempts to reach anything outside loopback the trap
+	// refused: none in a run that stayed offline.
+	Leaks []string `json:"leaks,omitempty"`
+}
+
+// stageReal sets up the real CLI of case c in dir (its work directory
+// work): the stage, the scenario's files, and the wrapper's
+// configuration. It returns the variables the adapter's environment
+// gets, and what to call once the case is over.
+func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env []string, done func(o *Observation), err error) {
+	rc := c.real
+	wd := cfg.Real.WorkDir
+	if wd == "" {
+		wd = capture.DefaultWorkDir()
+	}
+	st, err := capture.OpenStage(rc.bin, rc.scenario, capture.Options{WorkDir: wd})
+	if err != nil {
+		return nil, nil, fmt.Errorf("case %s: the real %s: %w", c.ID, c.Agent, err)
+	}
+	for rel, content := range st.Files {
+		p := filepath.Join(work, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+			err = os.WriteFile(p, []byte(content), 0o644)
+		}
+		if err != nil {
+			st.Close()
+			return nil, nil, fmt.Errorf("case %s: seeding %s: %w", c.ID, rel, err)
+		}
+	}
+	conf := filepath.Join(dir, "real.json")
+	err = realcli.WriteConfig(conf, &realcli.Config{CLI: c.Agent, Path: rc.bin.Path, Version: rc.bin.Version,
+		Env: st.Env, Unset: st.Unset, Faults: rc.faults, Seed: caseSeed(cfg, c), Deadline: deadline})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	done = func(o *Observation) {
+		o.Real = &RealRun{CLI: c.Agent, Version: rc.bin.Version, Scenario: rc.scenario,
+			ModelRequests: len(st.Requests()), Leaks: st.Leaks()}
+		st.Close()
+	}
+	return []string{realcli.EnvConfig + "=" + conf}, done, nil
+}
