@@ -140,6 +140,9 @@ type RealRun struct {
 	// Leaks are the attempts to reach anything outside loopback the trap
 	// refused: none in a run that stayed offline.
 	Leaks []string `json:"leaks,omitempty"`
+	// Outcome, when set, says how the real CLI's run differed from the
+	// scenario's fixture, and so how the case was judged (realOutcome).
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // stageReal sets up the real CLI of case c in dir (its work directory
@@ -179,4 +182,66 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 		st.Close()
 	}
 	return []string{realcli.EnvConfig + "=" + conf}, done, nil
+}
+
+// realOutcome returns c with the expectation the real CLI set: where the
+// real CLI completed a turn the scenario's fixture fails (Claude's
+// max-turns scenario when the adapter sets no turn limit) or failed one
+// the fixture completes (Gemini CLI cutting a long stdout short, as it
+// does in most runs on a pipe), the case is judged by what the CLI did.
+// Only a failure of the CLI's own counts: when the adapter signalled or
+// killed the CLI, or the case interrupts, stalls or resumes on purpose,
+// the case stands as it is. The note says what changed, for the report.
+func realOutcome(c *Case, o *Observation) (*Case, string) {
+	if c.real == nil || c.Interrupt != nil || c.Expect.Cancelled || c.Expect.Stall || c.Expect.UnknownSession || c.Expect.NextTurn {
+		return c, ""
+	}
+	ts := o.cliTurns()
+	if len(ts) == 0 {
+		return c, ""
+	}
+	for _, r := range o.Fake {
+		if r.Kind == "signal" || r.Kind == "exit" && r.Action != "" {
+			return c, "" // the adapter stopped the CLI: its doing, not the CLI's
+		}
+	}
+	failed, cut := false, false
+	var why []string
+	for i, t := range ts {
+		switch {
+		case t.format != formatStream:
+			if !t.ok {
+				failed = true
+				why = append(why, fmt.Sprintf("turn %d: no answer", i+1))
+			}
+		default:
+			term := terminalOf(c.Agent, t.lines)
+			switch {
+			case term == nil:
+				failed, cut = true, true
+				why = append(why, fmt.Sprintf("turn %d: no terminal event", i+1))
+			case terminalFailed(term.Obj) || str(term.Obj, "subtype") != "" && str(term.Obj, "subtype") != "success":
+				failed = true
+				why = append(why, fmt.Sprintf("turn %d: %s", i+1, clip(string(term.Raw), 160)))
+			}
+		}
+	}
+	exitedBadly := false
+	for _, s := range o.turnStarts() {
+		for _, r := range o.Fake {
+			if r.PID == s.PID && r.Kind == "exit" && (r.Signal != "" || r.Code != nil && *r.Code != 0) {
+				exitedBadly = true
+			}
+		}
+	}
+	if failed == c.Expect.TurnFails {
+		return c, ""
+	}
+	rc := *c
+	rc.Expect.TurnFails = failed
+	rc.Expect.StreamOnly = failed && cut && !exitedBadly
+	if failed {
+		return &rc, "the real CLI failed a turn the scenario's fixture completes (" + strings.Join(why, "; ") + "): the adapter is judged on that failure"
+	}
+	return &rc, "the real CLI completed every turn, where the scenario's fixture fails: the adapter is judged on the completed turns"
 }

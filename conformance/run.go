@@ -433,6 +433,9 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 	if err != nil {
 		return nil, err
 	}
+	if rc, note := realOutcome(c, o); note != "" {
+		c, o.Case, o.Real.Outcome = rc, rc, note
+	}
 	cr.Duration = o.Duration.Seconds()
 	h := o.Hello
 	if h == nil {
