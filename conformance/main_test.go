@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentconform/agentconform/conformance/internal/broken"
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/realcli"
 )
 
 // adapterArg, as the test binary's first argument, makes it an adapter:
@@ -16,14 +17,15 @@ import (
 const adapterArg = "conformance-test-adapter"
 
 // TestMain lets the test binary act as the fake CLIs (started as claude,
-// codex or gemini) and as the adapters under test (started with
+// codex or gemini), as the wrapper around a real CLI (package realcli),
+// and as the adapters under test (started with
 // adapterArg and a mode): reference.Serve as `agentconform adapter` runs
 // it, or one of the broken adapters.
 func TestMain(m *testing.M) {
 	if _, fake := fakecli.IsFake(os.Args[0]); !fake && len(os.Args) == 3 && os.Args[1] == adapterArg {
 		os.Exit(broken.Main(os.Args[2], os.Stdin, os.Stdout, os.Stderr))
 	}
-	fakecli.Main(m)
+	realcli.Main(m)
 }
 
 // testAdapter returns the Adapter that runs mode in this test binary.

@@ -41,6 +41,12 @@ func CLIVersion(cli, version string) Option {
 	}
 }
 
+// OnRealCLIs plays the cases with the real CLIs r names instead of the
+// fakes (Config.Real): those a real CLI can play; the others are skipped
+// with the reason. The package's TestMain must then call realcli.Main(m),
+// so that the test binary also acts as the wrapper around the real CLIs.
+func OnRealCLIs(r *RealCLIs) Option { return func(c *Config) { c.Real = r } }
+
 // Jobs sets how many cases run at once.
 func Jobs(n int) Option { return func(c *Config) { c.Jobs = n } }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -218,12 +219,20 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		// case may wait at once.
 		pool = conformance.NewPoolWaiting(*jobs, conformance.LeanWaitSlots)
 	}
+	// The real CLIs take a core each to start (Gemini CLI seconds of it):
+	// their runs share a pool of their own, a case per core, and one more
+	// per core waiting on its tool or interrupt.
+	realPool := conformance.NewPoolWaiting(*jobs, 1)
+	if *jobs <= 0 {
+		realPool = conformance.NewPoolWaiting(runtime.NumCPU(), 1)
+	}
 	for k, a := range adapters {
 		c := cfg
 		c.Adapter = a
 		c.Pool = pool
 		if isRealRun(a) {
 			c.Real = real
+			c.Pool = realPool
 			if !fl.Changed("timeout") {
 				c.Timeout = conformance.RealTimeout
 			}

@@ -1,0 +1,147 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentconform/agentconform/capture"
+	"github.com/agentconform/agentconform/conformance/internal/broken"
+	"github.com/agentconform/agentconform/fakecli"
+)
+
+// standInCLIs are RealCLIs whose "real" CLIs are this test binary's fakes
+// replaying the case's fixture, so that a run on the real CLIs is tested
+// without them: the wrapper, the stage, the relay and the runner all run
+// as they do on the real ones, and the verdicts must be the fakes'.
+func standInCLIs(t *testing.T) *RealCLIs {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	fakes := filepath.Join(dir, "fakes")
+	if err := os.Mkdir(fakes, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := fakecli.Install(fakes, exe, false); err != nil {
+		t.Fatal(err)
+	}
+	r := &RealCLIs{Binaries: map[string]*capture.Binary{}, WorkDir: filepath.Join(dir, "stages")}
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		// The wrapper gives the CLI none of the fakes' settings: the
+		// stand-in takes its fixture from the case's name.
+		script := "#!/bin/sh\nfixture=$(printf %s \"$AGENTCONFORM_CASE\" | cut -d/ -f1,2)\n" +
+			"exec env AGENTCONFORM_FIXTURE=\"$fixture\" AGENTCONFORM_SESSIONS=\"$HOME/fake-sessions\" " + filepath.Join(fakes, cli) + " \"$@\"\n"
+		path := filepath.Join(dir, cli+"-stand-in")
+		if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r.Binaries[cli] = &capture.Binary{CLI: cli, Path: path, Version: "0.0.0-stand-in", Source: "flag"}
+	}
+	return r
+}
+
+// runOn runs mode's adapter on the cases globs selects, on the fakes or,
+// with real, on real.
+func runOn(t *testing.T, mode broken.Bug, real *RealCLIs, globs ...string) *Results {
+	t.Helper()
+	cfg := Config{Adapter: testAdapter(t, mode), Match: globs, Timeout: 60 * time.Second, WorkDir: t.TempDir(), Real: real}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// failing lists each case's failed checks, "case check", of the cases
+// that ran (not SKIP).
+func failing(res *Results) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range res.Cases {
+		if c.Verdict == Skip {
+			continue
+		}
+		for _, r := range c.Checks {
+			if r.Verdict.Failed(false) {
+				out[c.ID+" "+r.Check] = true
+			}
+		}
+	}
+	return out
+}
+
+// TestRealStandIn: on stand-ins for the real CLIs the reference adapter
+// passes what a real CLI can play, every such case says what played it,
+// and a case only a fake can play is SKIP with the reason.
+func TestRealStandIn(t *testing.T) {
+	t.Parallel()
+	var ids []string
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		ids = append(ids, cli+"/single-tool", cli+"/single-tool/crlf", cli+"/single-tool/killed")
+	}
+	res := runOn(t, broken.ReferenceUnified, standInCLIs(t), append(ids, "codex/multi-turn", "claude/permission-deny")...)
+	if res.Meta.CLI != "real" {
+		t.Errorf("Meta.CLI = %q, want real", res.Meta.CLI)
+	}
+	played := 0
+	for _, c := range res.Cases {
+		switch {
+		case strings.HasSuffix(c.ID, "/killed"):
+			if c.Verdict != Skip || !strings.Contains(c.Checks[0].Actual, "die needs the fake CLI") {
+				t.Errorf("%s: %s (%s), want SKIP: a death at a chosen line needs the fake", c.ID, c.Verdict, c.Checks[0].Actual)
+			}
+		case c.Verdict != Pass:
+			for _, r := range c.Checks {
+				if r.Verdict.Failed(true) {
+					t.Errorf("%s: %s %s: %s", c.ID, r.Check, r.Verdict, r.Actual)
+				}
+			}
+		default:
+			played++
+			if c.Real == nil || c.Real.Version != "0.0.0-stand-in" || c.CLIVersion != "0.0.0-stand-in" {
+				t.Errorf("%s: real %+v, CLI version %q: want the stand-in's", c.ID, c.Real, c.CLIVersion)
+			}
+		}
+	}
+	if played != 8 {
+		t.Errorf("%d cases played and passed, want 8 (3 single-tool, 3 crlf, multi-turn, permission-deny)", played)
+	}
+}
+
+// TestRealStandInCatchesBugs: an adapter's bug fails the same checks on
+// the real CLIs as on the fakes.
+func TestRealStandInCatchesBugs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mode  broken.Bug
+		globs []string
+		check string
+	}{
+		{broken.DropTextChunk, []string{"claude/single-tool", "codex/single-tool", "gemini/single-tool"}, "lossless/text"},
+		{broken.SuccessOnFailure, []string{"claude/api-error-429", "codex/api-error-429", "gemini/api-error-429"}, "lifecycle/reports-failure"},
+		{broken.CodexStdinOpen, []string{"codex/single-tool"}, "invocation/stdin-closed"},
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			t.Parallel()
+			fake := failing(runOn(t, tc.mode, nil, tc.globs...))
+			real := failing(runOn(t, tc.mode, standInCLIs(t), tc.globs...))
+			n := 0
+			for k := range fake {
+				if strings.HasSuffix(k, " "+tc.check) {
+					n++
+					if !real[k] {
+						t.Errorf("%s fails on the fakes, not on the stand-ins for the real CLIs", k)
+					}
+				}
+			}
+			if n == 0 {
+				t.Fatalf("no %s failure on the fakes: the planted bug is not caught at all (%v)", tc.check, fake)
+			}
+		})
+	}
+}
