@@ -245,3 +245,14 @@ func realOutcome(c *Case, o *Observation) (*Case, string) {
 	}
 	return &rc, "the real CLI completed every turn, where the scenario's fixture fails: the adapter is judged on the completed turns"
 }
+
+// RealRunMark ends the name of an adapter's run on the real CLIs, so that
+// reports hold it beside the same adapter's run on the fakes.
+const RealRunMark = " @ real CLIs"
+
+// RealRunName is the name of adapter's run on the real CLIs.
+func RealRunName(adapter string) string { return adapter + RealRunMark }
+
+// FakeRunName is the name of the run on the fakes paired with a run
+// named name on the real CLIs.
+func FakeRunName(name string) string { return strings.TrimSuffix(name, RealRunMark) }

@@ -32,6 +32,8 @@ Subcommands:
   merge    join the results of --shard runs into one
   diff     list new failures, fixed checks and changed verdicts between OLD and NEW
   gate     judge results against a baseline: exit 0 no new failure, 1 new failures
+  fidelity per adapter, the verdicts that differ between its run on the fakes
+           and its run on the real CLIs (run --cli fake,real)
   publish  regenerate the published example (reports/examples): the reference
            adapters and the official SDK drivers
 
@@ -52,7 +54,7 @@ func runReport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return exitOK
 	}
 	sub := map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) int{
-		"render": reportRender, "merge": reportMerge, "diff": reportDiff, "gate": reportGate, "publish": reportPublish,
+		"render": reportRender, "merge": reportMerge, "diff": reportDiff, "gate": reportGate, "publish": reportPublish, "fidelity": reportFidelity,
 	}
 	f, ok := sub[args[0]]
 	if !ok {
@@ -635,4 +637,54 @@ func machinePaths() func(string) string {
 			return sub[1] + "$TMP/" + filepath.Base(sub[2])
 		})
 	}
+}
+
+const fidelityUsage = `Usage: agentconform report fidelity [flags] RESULTS...
+
+Pairs each adapter's run on the fakes with its run on the real CLIs
+(agentconform run --cli fake,real writes both into one results file; two
+files, one of each, do as well) and lists, per adapter, the agreement over
+the (case, check) pairs either run judged and every pair whose verdicts
+differ, with what each run found. A difference is a fidelity bug of a
+fake or a real CLI that does not do the same thing every run.
+
+Flags:
+`
+
+func reportFidelity(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := newReportFlags("fidelity", fidelityUsage, stderr)
+	format := fl.String("format", "text", "output format: text, markdown or json")
+	if code, ok := parseReportFlags(fl, args, "fidelity", stderr); !ok {
+		return code
+	}
+	if fl.NArg() == 0 {
+		return reportError(stderr, "fidelity", fmt.Errorf("want at least one results file"))
+	}
+	docs, err := readDocs(fl.Args(), stdin)
+	if err != nil {
+		return reportError(stderr, "fidelity", err)
+	}
+	f := reports.CompareFidelity(docs...)
+	switch *format {
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(f)
+	case "markdown":
+		err = reports.WriteFidelityMarkdown(stdout, f)
+	case "text":
+		err = reports.WriteFidelityText(stdout, f)
+	default:
+		return reportError(stderr, "fidelity", fmt.Errorf("--format %q: want text, markdown or json", *format))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentconform report fidelity: %v\n", err)
+		return exitUsage
+	}
+	if len(f.Adapters) == 0 {
+		fmt.Fprintln(stderr, "agentconform report fidelity: no adapter has a run on the fakes and one on the real CLIs in these results")
+		return exitUsage
+	}
+	return exitOK
 }

@@ -318,6 +318,10 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 	}
 	reports.WriteSummary(stdout, doc, reports.SummaryOptions{Quiet: *quiet, Color: reports.ColorEnabled(stdout), Out: *out, Baseline: baseLines})
+	if len(modes) > 1 {
+		fmt.Fprintln(stdout)
+		reports.WriteFidelityText(stdout, reports.CompareFidelity(doc))
+	}
 	if inGitHubActions() {
 		reports.WriteAnnotations(stdout, doc, baseLines, "")
 	}

@@ -69,12 +69,8 @@ func (r *realFlags) locate(ctx context.Context, stderr io.Writer) *conformance.R
 	return real
 }
 
-// realSuffix marks the name of an adapter's run on the real CLIs, so
-// that reports hold it beside the same adapter's run on the fakes.
-const realSuffix = " @ real CLIs"
-
 // perMode returns the adapters' runs for the modes: each adapter once per
-// mode, its run on the real CLIs named with realSuffix. real, when set,
+// mode, its run on the real CLIs named by conformance.RealRunName. real, when set,
 // are the adapters as they run on the real CLIs, one for each of
 // adapters (the reference adapters with the real CLIs' watchdog time).
 func perMode(adapters []conformance.Adapter, modes []string, real []conformance.Adapter) []conformance.Adapter {
@@ -86,7 +82,7 @@ func perMode(adapters []conformance.Adapter, modes []string, real []conformance.
 				if i < len(real) {
 					b = real[i]
 				}
-				b.Name += realSuffix
+				b.Name = conformance.RealRunName(b.Name)
 			}
 			out = append(out, b)
 		}
@@ -95,4 +91,6 @@ func perMode(adapters []conformance.Adapter, modes []string, real []conformance.
 }
 
 // isRealRun reports whether a is an adapter's run on the real CLIs.
-func isRealRun(a conformance.Adapter) bool { return strings.HasSuffix(a.Name, realSuffix) }
+func isRealRun(a conformance.Adapter) bool {
+	return strings.HasSuffix(a.Name, conformance.RealRunMark)
+}
