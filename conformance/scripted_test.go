@@ -152,6 +152,11 @@ var scriptedAdapters = []scriptedAdapter{
 	// Correct adapters the judge once failed.
 	// Names, ids and result shapes of its own (unified profile).
 	{file: "unified-renamed.py", cases: []string{"codex/single-tool", "codex/multi-tool", "codex/tool-error", "codex/file-change", "codex/multi-turn", "codex/todo-list"}},
+	// A new thread for every turn: each turn's usage is what its own
+	// turn.completed says, not a difference from another thread's total;
+	// the thread never continued is the session's loss.
+	{file: "unified-renamed.py", args: []string{"new-thread"}, cases: []string{"codex/multi-turn", "codex/multi-turn/interrupt-then-turn", "codex/single-tool"},
+		want: each([]string{"codex/multi-turn", "codex/multi-turn/interrupt-then-turn"}, Fail, "invocation/resume-id", "lifecycle/same-session")},
 	// Re-serialised events (empty values dropped) and events of its own.
 	{file: "native-reserialise.mjs", cases: []string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "claude/interrupt", "codex/interrupt", "codex/background-command"},
 		want: merge(each([]string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "codex/background-command"}, Informational, "lossless/events"))},
