@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -438,6 +439,38 @@ func TestEnvelopeNeverSent(t *testing.T) {
 			}
 			if r.Verdict != Skip || !strings.Contains(r.Actual, "never got to send") {
 				t.Errorf("%s: %s %s: %s, want SKIP: the interrupt was never sent", bug, r.Check, r.Verdict, r.Actual)
+			}
+		}
+	}
+}
+
+// TestShellVariableAdapter shows that an adapter started by a shell
+// command that holds a variable (node "$DRV", as the published drivers are
+// started) is judged on a failure only its own process can see: a Claude
+// CLI that exits non-zero after its turns completed. The runner's shell
+// execs the command, so the adapter is the CLI's parent: one that hides
+// the failure FAILs lifecycle/reports-failure, one that reports it PASSes.
+// (The shell used to stay the CLI's grandparent there, and the check
+// skipped both as a failure the adapter could not have seen.)
+func TestShellVariableAdapter(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := pickCases(t, "claude/single-tool/exit-nonzero")
+	for _, tc := range []struct {
+		mode broken.Bug
+		want Verdict
+	}{{broken.SuccessOnFailure, Fail}, {broken.ReferenceUnified, Pass}} {
+		cmd := `"${AGENTCONFORM_NO_SUCH_VARIABLE:-` + exe + `}" ` + adapterArg + " " + string(tc.mode)
+		res, err := Run(context.Background(), Config{Adapter: ShellAdapter(cmd), Cases: cases, Timeout: referenceTimeout, WorkDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: Run: %v", tc.mode, err)
+		}
+		for _, r := range res.Cases[0].Checks {
+			if r.Check == CheckReportsFailure.Rule.ID && r.Verdict != tc.want {
+				t.Errorf("%s started as %s: %s %s: %s, want %s", tc.mode, cmd, r.Check, r.Verdict, r.Actual, tc.want)
 			}
 		}
 	}
