@@ -119,6 +119,7 @@ func judgeDecision(o *Observation, pid int, id, line string) (out Outcome, judge
 	}
 	return Outcome{}, false
 }
+
 // judgeEnvelope judges the interrupt an adapter wrote on a stream-json
 // Claude's stdin. Only an envelope sent is judged: a case whose interrupt
 // the runner never got to send, or an adapter that interrupted by a signal
