@@ -46,6 +46,7 @@ const changeTypes = { add: 'created', delete: 'deleted', update: 'modified' };
 // qualifies them.
 export function showPart(events, part, call = 0) {
   const toolId = (id) => (call > 0 ? `${id}#${call + 1}` : id);
+  const open = (events.openTools ??= new Set());
   switch (part.type) {
     case 'text-delta':
       events.text(part.delta, 'assistant');
@@ -58,8 +59,10 @@ export function showPart(events, part, call = 0) {
       break;
     case 'tool-call':
       events.emit('toolStarted', { toolId: toolId(part.toolCallId), toolName: part.toolName, arguments: toolInput(part.input) });
+      open.add(toolId(part.toolCallId));
       break;
     case 'tool-result': {
+      open.delete(toolId(part.toolCallId));
       events.emit('toolCompleted', { toolId: toolId(part.toolCallId), success: toolSucceeded(part), result: part.result });
       // A file change's result names the files it changed.
       const changes = part.result && Array.isArray(part.result.changes) ? part.result.changes : [];
@@ -69,6 +72,10 @@ export function showPart(events, part, call = 0) {
       break;
     }
     case 'finish': {
+      // A tool the call left running (a command in the background) has
+      // no result: the application shows it ended with the turn.
+      for (const id of open) events.emit('toolCompleted', { toolId: id, success: false, error: 'still running when the turn ended' });
+      open.clear();
       const u = part.usage ?? {};
       const input = num(u.inputTokens);
       const output = num(u.outputTokens);
