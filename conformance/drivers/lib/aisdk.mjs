@@ -85,6 +85,13 @@ export function showPart(events, part, call = 0) {
       events.emit('turnCompleted', { usage });
       break;
     }
+    case 'response-metadata':
+      // Providers pass the CLI's error events on as metadata
+      // (providerMetadata.<provider>.error): an application shows them.
+      for (const m of Object.values(part.providerMetadata ?? {})) {
+        if (m && typeof m.error === 'string') events.text(m.error, null);
+      }
+      break;
     default:
       break;
   }
