@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sort"
@@ -158,6 +159,16 @@ var brokenAdapters = []brokenAdapter{
 	// sometimes ends its wait at the ignored line, see the report.)
 	{bug: broken.BareInterrupt, cases: []string{"claude/single-tool/interrupt-after-1", "claude/single-tool/interrupt-after-3", "claude/single-tool/interrupt-after-5"},
 		want: each([]string{"claude/single-tool/interrupt-after-1", "claude/single-tool/interrupt-after-3", "claude/single-tool/interrupt-after-5"}, Fail, "control/interrupt-envelope")},
+	// An envelope that lost its request member is no interrupt either:
+	// the CLI ends on it ("Missing request on control_request", exit 1),
+	// so nothing interrupted the turn.
+	{bug: broken.EnvelopeNoRequest, cases: []string{"claude/single-tool/interrupt-after-1", "claude/single-tool/interrupt-after-3"},
+		want: each([]string{"claude/single-tool/interrupt-after-1", "claude/single-tool/interrupt-after-3"}, Fail, "control/interrupt-envelope", "interrupt/passed-on")},
+	// SIGTERM instead of the control request, as the Claude Agent SDK's
+	// abort does: the CLI honours it with stream-json input, and the next
+	// turn resumes the session in a new process. No envelope to judge.
+	{bug: broken.SigtermInterrupt, cases: []string{"claude/interrupt", "claude/single-tool/interrupt-after-3", "claude/multi-turn/interrupt-then-turn"},
+		want: map[string]Verdict{}},
 	// An allow without updatedInput runs the tool on Claude Code 2.1.331
 	// (the default fixtures) and is refused on 2.1.197, which denies the
 	// tool: only the case at 2.1.197 fails.
@@ -401,11 +412,69 @@ func TestNaiveAdapter(t *testing.T) {
 
 // naiveBugs are the bugs of the naive adapter.
 var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.SigtermOnly, broken.CodexStdinOpen,
-	broken.BareInterrupt, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
+	broken.BareInterrupt, broken.EnvelopeNoRequest, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
 	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt, broken.ChunkLines,
 	broken.NoRestart, broken.RestartNewSession,
 	broken.AllowNoInput, broken.DenyNoMessage, broken.ResultTextOnly, broken.ThinkingAsText, broken.FirstBlockPerMessage,
 	broken.NoWatchdog, broken.WatchdogNoStop, broken.PidOnly, broken.WaitEOF}
+
+// TestEnvelopeNeverSent shows that control/interrupt-envelope does not
+// judge a case whose interrupt the runner never got to send (the turn
+// ended before the adapter was quiet as long as the case waits for): there is no
+// envelope to judge, and the check says so instead of failing.
+func TestEnvelopeNeverSent(t *testing.T) {
+	t.Parallel()
+	c := *pickCases(t, "claude/single-tool/interrupt-after-1")[0]
+	c.ID = "claude/single-tool/interrupt-never-sent"
+	// The runner waits for an adapter quiet this long: the turn ends first.
+	c.Interrupt = &InterruptPlan{Quiet: time.Hour}
+	for _, bug := range []broken.Bug{broken.Naive, broken.BareInterrupt} {
+		res, err := Run(context.Background(), Config{Adapter: testAdapter(t, bug), Cases: []*Case{&c}, Timeout: referenceTimeout, WorkDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: Run: %v", bug, err)
+		}
+		for _, r := range res.Cases[0].Checks {
+			if r.Check != CheckEnvelope.Rule.ID {
+				continue
+			}
+			if r.Verdict != Skip || !strings.Contains(r.Actual, "never got to send") {
+				t.Errorf("%s: %s %s: %s, want SKIP: the interrupt was never sent", bug, r.Check, r.Verdict, r.Actual)
+			}
+		}
+	}
+}
+
+// TestShellVariableAdapter shows that an adapter started by a shell
+// command that holds a variable (node "$DRV", as the published drivers are
+// started) is judged on a failure only its own process can see: a Claude
+// CLI that exits non-zero after its turns completed. The runner's shell
+// execs the command, so the adapter is the CLI's parent: one that hides
+// the failure FAILs lifecycle/reports-failure, one that reports it PASSes.
+// (The shell used to stay the CLI's grandparent there, and the check
+// skipped both as a failure the adapter could not have seen.)
+func TestShellVariableAdapter(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := pickCases(t, "claude/single-tool/exit-nonzero")
+	for _, tc := range []struct {
+		mode broken.Bug
+		want Verdict
+	}{{broken.SuccessOnFailure, Fail}, {broken.ReferenceUnified, Pass}} {
+		cmd := `"${AGENTCONFORM_NO_SUCH_VARIABLE:-` + exe + `}" ` + adapterArg + " " + string(tc.mode)
+		res, err := Run(context.Background(), Config{Adapter: ShellAdapter(cmd), Cases: cases, Timeout: referenceTimeout, WorkDir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: Run: %v", tc.mode, err)
+		}
+		for _, r := range res.Cases[0].Checks {
+			if r.Check == CheckReportsFailure.Rule.ID && r.Verdict != tc.want {
+				t.Errorf("%s started as %s: %s %s: %s, want %s", tc.mode, cmd, r.Check, r.Verdict, r.Actual, tc.want)
+			}
+		}
+	}
+}
 
 // TestNoHelloStopsRun shows that an adapter that writes no hello record
 // stops the whole run with one error that says so and shows its stderr,

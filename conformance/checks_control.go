@@ -15,7 +15,7 @@ var (
 		"Every can_use_tool request is answered exactly once, with its request_id and an answer the CLI accepts that carries the decision the permission policy implies (an answer the CLI refuses denies the tool).", srcClaudeCtl+"; "+srcClaudePermAnswers),
 		Applies: agentIs("claude"), Judge: judgeCanUseTool})
 	CheckEnvelope = register(&Check{Family: FamilyControl, Rule: rule("control/interrupt-envelope", "MUST",
-		"Where Claude reads stream-json on stdin, an interrupt is sent inside the control_request envelope; a bare {\"subtype\":\"interrupt\"} is silently ignored by the CLI.", srcClaudeInt),
+		"Where Claude reads stream-json on stdin and the adapter interrupts with a control message, it is sent inside the control_request envelope: a bare {\"subtype\":\"interrupt\"} is silently ignored by the CLI. (SIGINT and SIGTERM interrupt it too; a case whose interrupt was never sent has no envelope to judge.)", srcClaudeInt+"; "+srcClaudeStreamSignals),
 		Applies: func(c *Case, h *Hello) (bool, string) {
 			if c.Agent != "claude" || c.Interrupt == nil {
 				return false, "applies to Claude interrupt cases only"
@@ -119,25 +119,60 @@ func judgeDecision(o *Observation, pid int, id, line string) (out Outcome, judge
 	}
 	return Outcome{}, false
 }
+
+// judgeEnvelope judges the interrupt an adapter wrote on a stream-json
+// Claude's stdin. Only an envelope sent is judged: a case whose interrupt
+// the runner never got to send, or an adapter that interrupted by a signal
+// the CLI honours in stream-json mode too (SIGINT, SIGTERM; or a kill),
+// sent none, and the interrupt family judges whether the turn was
+// interrupted at all. Nothing at all reaching the CLI fails here as it
+// fails there.
 func judgeEnvelope(o *Observation) Outcome {
 	if !interruptSent(o) {
-		return failf("an interrupt sent by the runner", "the runner never got to send it (the turn ended first)")
+		return Outcome{Skip: true, Actual: "the runner never got to send its interrupt (the turn ended first): no envelope to judge"}
 	}
 	if !streamJSONInput(o) {
 		return Outcome{Skip: true, Actual: "the adapter runs claude without --input-format stream-json: its interrupt is a signal, which interrupt/passed-on judges"}
 	}
-	for _, s := range stdinLinesOf(o.interruptLog()) {
+	log := o.interruptLog()
+	for _, s := range stdinLinesOf(log) {
 		if s.obj == nil {
 			continue
 		}
-		if s.obj["type"] == "control_request" && str(s.obj, "request", "subtype") == "interrupt" {
+		switch kind := interruptLine(s.obj); kind {
+		case "envelope":
 			return pass()
-		}
-		if s.obj["type"] == nil && s.obj["subtype"] == "interrupt" {
-			return failf(`{"type":"control_request","request_id":...,"request":{"subtype":"interrupt"}}`, "a bare %s, which the CLI ignores", s.rec.Text)
+		case "":
+		default:
+			return failf(`{"type":"control_request","request_id":...,"request":{"subtype":"interrupt"}}`, "%s %s, which the CLI does not take for an interrupt", kind, clip(s.rec.Text, 240))
 		}
 	}
-	return failf("a control_request interrupt on the CLI's stdin", "none arrived")
+	for _, r := range log {
+		switch {
+		case r.Kind == "signal" && (r.Signal == "SIGINT" || r.Signal == "SIGTERM"):
+			return Outcome{Skip: true, Actual: "no control request: the adapter interrupted by " + r.Signal + ", which Claude honours with stream-json input too (" + srcClaudeStreamSignals + "); interrupt/passed-on judges it"}
+		case r.Kind == "exit" && r.Action == killedOutright:
+			return Outcome{Skip: true, Actual: "no control request: the adapter killed the CLI (SIGKILL); interrupt/passed-on judges it"}
+		}
+	}
+	return failf("a control_request interrupt on the CLI's stdin (or SIGINT or SIGTERM, which the CLI honours too)", "none arrived")
+}
+
+// interruptLine says what a line on Claude's stdin is as an interrupt:
+// "envelope" for the control request, "a bare" for {"subtype":"interrupt"}
+// without it, "a control_request with its subtype outside request" for an
+// envelope that lost its request member, "" for anything else.
+func interruptLine(obj map[string]any) string {
+	typ, _ := obj["type"].(string)
+	switch {
+	case typ == "control_request" && str(obj, "request", "subtype") == "interrupt":
+		return "envelope"
+	case typ == "" && obj["subtype"] == "interrupt":
+		return "a bare"
+	case typ == "control_request" && obj["subtype"] == "interrupt":
+		return "a control_request with its subtype outside request"
+	}
+	return ""
 }
 
 func judgeAfterCancel(o *Observation) Outcome {

@@ -399,9 +399,12 @@ func summarize(profile string, events []map[string]any, answers []string) summar
 	for _, e := range events {
 		typ := str(e, "type")
 		if typ == "agentconform.answer" {
+			// The answer of a text or JSON turn is the assistant's answer,
+			// nothing else: text and answer alike.
 			endPiece()
 			if len(answers) > 0 {
 				addText(answers[0])
+				answer.WriteString(answers[0])
 				answers = answers[1:]
 			}
 			endPiece()

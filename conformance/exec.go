@@ -46,9 +46,10 @@ type Adapter struct {
 // `./my-adapter`) are made absolute first (see ResolveCommand).
 func ShellAdapter(cmd string) Adapter {
 	abs := ResolveCommand(cmd, "")
-	if _, simple := shellWords(cmd); simple {
+	if execable(abs) {
 		// One program: the shell becomes it, so that its pid is the
-		// adapter's (signals, the CLI's parent).
+		// adapter's (signals, the CLI's parent), also when its words
+		// hold variables (node "$DRV").
 		abs = "exec " + abs
 	}
 	return Adapter{Name: cmd, Reproduce: cmd, Command: func(ctx context.Context) *exec.Cmd {

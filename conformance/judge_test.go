@@ -158,6 +158,45 @@ func TestResolveCommand(t *testing.T) {
 	}
 }
 
+// TestExecable pins which adapter commands the runner's shell replaces
+// itself with (exec): one simple command that runs a program, whatever its
+// words hold, and nothing the shell must stay for.
+func TestExecable(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"node driver.mjs", true},
+		{`node "$DRV"`, true},
+		{`node "$HOME/x/driver.mjs" --flag=$X`, true},
+		{`"${ADAPTER:-/opt/a b/adapter}" --profile unified`, true},
+		{`node "$(pwd)/driver.mjs"`, true},
+		{"node `pwd`/driver.mjs", true},
+		{"python3 a.py 2>/dev/null", true},
+		{"python3 a.py 2>&1", true},
+		{"python3 a.py # a comment", true},
+		{`node "a;b|c" 'd && e'`, true},
+		{"python3 a.py | tee log", false},
+		{"cd dir && node x", false},
+		{"node x; echo done", false},
+		{"node x &", false},
+		{"(node x)", false},
+		{"{ node x; }", false},
+		{"FOO=1 node x", false},
+		{"cd dir", false},
+		{"exec node x", false},
+		{"if true; then node x; fi", false},
+		{"node x\nnode y", false},
+		{`node "unclosed`, false},
+		{`node "$(echo ")"`, false},
+		{"", false},
+	} {
+		if got := execable(tc.cmd); got != tc.want {
+			t.Errorf("execable(%q) = %v, want %v", tc.cmd, got, tc.want)
+		}
+	}
+}
+
 // TestBaselinePatterns pins globs in baselines: one line for one bug seen
 // in many cases, and stale when none of its cases fails any more.
 func TestBaselinePatterns(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,9 +21,16 @@ import (
 // the buggy ones must be caught by the check that names their bug, the
 // correct-but-unusual ones must pass.
 type scriptedAdapter struct {
-	file  string
+	file string
+	// args follow the file on the command line (a variant of the adapter).
+	args  []string
 	cases []string
 	want  map[string]Verdict
+}
+
+// name is the adapter's file and its arguments, for the subtest.
+func (sa scriptedAdapter) name() string {
+	return strings.Join(append([]string{sa.file}, sa.args...), " ")
 }
 
 // lostTail is what lost-tail.py loses on a normal turn: the CLI's last
@@ -48,6 +56,14 @@ var splitCharacters = []string{"claude/unicode", "codex/unicode", "gemini/unicod
 var splitCharactersLost = merge(
 	each([]string{"claude/unicode/split-characters", "codex/unicode/split-characters", "gemini/unicode/split-characters"}, Fail, "lossless/text"),
 	each([]string{"claude/unicode/split-characters", "codex/unicode/split-characters", "gemini/unicode/split-characters"}, Informational, "lossless/events"))
+
+// textUnifiedCases are the cases of text-unified.py: a text and a JSON
+// answer, one with tools, and an interrupt; textUnifiedCompleting those
+// whose turn completes.
+var (
+	textUnifiedCompleting = []string{"gemini/plain-text", "claude/plain-text", "claude/multi-tool", "gemini/unicode"}
+	textUnifiedCases      = append(slices.Clone(textUnifiedCompleting), "claude/interrupt")
+)
 
 var scriptedAdapters = []scriptedAdapter{
 	// Issue class: a CLI left running. The adapter sends one SIGTERM and
@@ -136,11 +152,27 @@ var scriptedAdapters = []scriptedAdapter{
 	// Correct adapters the judge once failed.
 	// Names, ids and result shapes of its own (unified profile).
 	{file: "unified-renamed.py", cases: []string{"codex/single-tool", "codex/multi-tool", "codex/tool-error", "codex/file-change", "codex/multi-turn", "codex/todo-list"}},
+	// A new thread for every turn: each turn's usage is what its own
+	// turn.completed says, not a difference from another thread's total;
+	// the thread never continued is the session's loss.
+	{file: "unified-renamed.py", args: []string{"new-thread"}, cases: []string{"codex/multi-turn", "codex/multi-turn/interrupt-then-turn", "codex/single-tool"},
+		want: each([]string{"codex/multi-turn", "codex/multi-turn/interrupt-then-turn"}, Fail, "invocation/resume-id", "lifecycle/same-session")},
 	// Re-serialised events (empty values dropped) and events of its own.
 	{file: "native-reserialise.mjs", cases: []string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "claude/interrupt", "codex/interrupt", "codex/background-command"},
 		want: merge(each([]string{"codex/plain-text", "codex/multi-tool", "claude/multi-tool", "codex/background-command"}, Informational, "lossless/events"))},
 	// Text and JSON output modes.
 	{file: "text-mode.py", cases: []string{"gemini/plain-text", "gemini/interrupt", "claude/plain-text", "claude/interrupt", "gemini/single-tool/line-65536", "gemini/single-tool/exit-0-no-terminal", "claude/multi-tool"}},
+	// The same answers in the unified profile: a text or JSON turn's answer
+	// is the assistant's answer. Handed on as a notice, or not at all, it
+	// is lost.
+	{file: "text-unified.py", cases: textUnifiedCases},
+	{file: "text-unified.py", args: []string{"notice"}, cases: textUnifiedCases,
+		want: each(textUnifiedCompleting, Fail, "lossless/text")},
+	{file: "text-unified.py", args: []string{"drop"}, cases: textUnifiedCases,
+		want: merge(each(textUnifiedCompleting, Fail, "lossless/text"),
+			// The final text is the end of a turn that hands on no events
+			// of the CLI's.
+			each(textUnifiedCompleting, Fail, "lifecycle/ending-delivered"))},
 	// Hands nothing on before the turn is over, and is interrupted all the same.
 	{file: "non-streaming.py", cases: []string{"codex/interrupt", "codex/single-tool/ignores-sigterm", "codex/single-tool"}},
 	// Declares nothing: never sent send or interrupt.
@@ -195,14 +227,14 @@ func TestScriptedAdapters(t *testing.T) {
 	var dirs []string
 	var wg sync.WaitGroup
 	for i, sa := range scriptedAdapters {
-		argv := interpreter(t, sa.file)
+		argv := append(interpreter(t, sa.file), sa.args...)
 		cases := pickCases(t, sa.cases...)
 		dir := t.TempDir()
 		dirs = append(dirs, dir)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := Adapter{Name: sa.file, Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, argv[0], argv[1:]...) }}
+			a := Adapter{Name: sa.name(), Command: func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, argv[0], argv[1:]...) }}
 			outcomes[i].res, outcomes[i].err = Run(context.Background(), Config{Adapter: a, Cases: cases, Jobs: 3, Pool: pool, WorkDir: dir})
 		}()
 	}
@@ -211,7 +243,7 @@ func TestScriptedAdapters(t *testing.T) {
 		t.Errorf("processes of the runs still running after them: %v", left)
 	}
 	for i, sa := range scriptedAdapters {
-		t.Run(sa.file, func(t *testing.T) {
+		t.Run(sa.name(), func(t *testing.T) {
 			o := outcomes[i]
 			if o.err != nil {
 				t.Fatalf("Run: %v", o.err)

@@ -75,16 +75,16 @@ func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
 	rel := "conformance/drivers/" + s.dir + "/driver.mjs"
 	a := conformance.Adapter{
 		Name:      s.name(),
-		Reproduce: "node " + rel,
+		Reproduce: strings.Join(append([]string{"node", rel}, s.args()...), " "),
 		Command: func(ctx context.Context) *exec.Cmd {
-			return exec.CommandContext(ctx, nodePath, driver)
+			return exec.CommandContext(ctx, nodePath, append([]string{driver}, s.args()...)...)
 		},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	bl, err := conformance.ReadBaseline(filepath.Join(driversDir, s.dir, "expected.baseline"))
+	bl, err := conformance.ReadBaseline(filepath.Join(driversDir, s.dir, s.baseline()))
 	if err != nil {
-		t.Fatalf("every finding of a driver's battery is triaged in its expected.baseline: %v", err)
+		t.Fatalf("every finding of a driver's battery is triaged in its %s: %v", s.baseline(), err)
 	}
 	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: work, Baseline: bl, Pool: pool})
 	if err != nil {
@@ -128,13 +128,13 @@ func checkTriage(t *testing.T, s sdk, res *conformance.Results) {
 	for _, c := range res.Cases {
 		for _, r := range c.Checks {
 			if r.Verdict.Failed(false) && !r.Baselined {
-				t.Errorf("%s: untriaged %s %s %s: %s\n  add it to conformance/drivers/%s/expected.baseline with the bug behind it, or fix the battery",
-					s.dir, r.Verdict, c.ID, r.Check, firstLine(r.Actual), s.dir)
+				t.Errorf("%s: untriaged %s %s %s: %s\n  add it to conformance/drivers/%s/%s with the bug behind it, or fix the battery",
+					s.label(), r.Verdict, c.ID, r.Check, firstLine(r.Actual), s.dir, s.baseline())
 			}
 		}
 	}
 	for _, e := range res.Gate.Stale {
-		t.Logf("%s: expected.baseline lists %s, which did not fail this time", s.dir, e)
+		t.Logf("%s: %s lists %s, which did not fail this time", s.label(), s.baseline(), e)
 	}
 }
 

@@ -30,14 +30,44 @@ type sdk struct {
 	// (<group>/<dir>): "sdk" (the default) for the official SDKs, "zoo"
 	// for the third-party adapters of zoo_test.go.
 	group string
+	// profile, when set, is the profile the driver is started in
+	// (`driver.mjs --profile unified`); its findings are triaged in
+	// <dir>/<profile>.baseline instead of expected.baseline.
+	profile string
 }
 
-// name is the adapter name the battery reports: <group>/<dir>.
+// name is the adapter name the battery reports: <group>/<dir>, and
+// @<profile> for a driver started in a profile of its own.
 func (s sdk) name() string {
-	if s.group == "" {
-		return "sdk/" + s.dir
+	g := s.group
+	if g == "" {
+		g = "sdk"
 	}
-	return s.group + "/" + s.dir
+	return g + "/" + s.label()
+}
+
+// label is the driver's directory, and @<profile> when it runs in one.
+func (s sdk) label() string {
+	if s.profile == "" {
+		return s.dir
+	}
+	return s.dir + "@" + s.profile
+}
+
+// args are the driver's arguments.
+func (s sdk) args() []string {
+	if s.profile == "" {
+		return nil
+	}
+	return []string{"--profile", s.profile}
+}
+
+// baseline is the file that triages the driver's findings.
+func (s sdk) baseline() string {
+	if s.profile == "" {
+		return "expected.baseline"
+	}
+	return s.profile + ".baseline"
 }
 
 var (

@@ -5,6 +5,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentconform/agentconform/reports"
@@ -23,6 +24,13 @@ var zoo = []sdk{
 	{dir: "claude-code-sdk-ts", pkg: "@instantlyeasy/claude-code-sdk-ts", group: "zoo"},
 	{dir: "claude-agent-acp", pkg: "@zed-industries/claude-agent-acp", group: "zoo"},
 	{dir: "acp-ai-provider", pkg: "@mcpc-tech/acp-ai-provider", group: "zoo"},
+	{dir: "mcp-gemini-cli", pkg: "@choplin/mcp-gemini-cli", group: "zoo"},
+	{dir: "claude-code-provider", pkg: "ai-sdk-provider-claude-code", group: "zoo"},
+	// The same libraries shown as an application would show them, in the
+	// unified profile: what the lossless checks judge exactly.
+	{dir: "claude-code-mcp", pkg: "@steipete/claude-code-mcp", group: "zoo", profile: "unified"},
+	{dir: "mcp-gemini-cli", pkg: "@choplin/mcp-gemini-cli", group: "zoo", profile: "unified"},
+	{dir: "codex-cli-provider", pkg: "ai-sdk-provider-codex-cli", group: "zoo", profile: "unified"},
 }
 
 // TestZoo runs the whole conformance battery against each zoo driver, as
@@ -49,7 +57,7 @@ func TestZoo(t *testing.T) {
 	}
 	publish := os.Getenv("AGENTCONFORM_PUBLISH") == "1"
 	for _, s := range zoo {
-		t.Run(s.dir, func(t *testing.T) {
+		t.Run(s.label(), func(t *testing.T) {
 			driver := requireDriver(t, s)
 			res := runBattery(t, s, driver)
 			logFindings(t, res)
@@ -58,7 +66,7 @@ func TestZoo(t *testing.T) {
 			if !publish {
 				return
 			}
-			path := filepath.Join(examplesDir, "zoo-"+s.dir+".json")
+			path := filepath.Join(examplesDir, "zoo-"+strings.ReplaceAll(s.label(), "@", "-")+".json")
 			if err := reports.WriteResultsFile(path, reports.NewDocument(res)); err != nil {
 				t.Fatalf("writing %s: %v", path, err)
 			}

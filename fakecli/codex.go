@@ -139,9 +139,8 @@ func runCodex(p *proc) int {
 	sid := recID
 	if ses != nil {
 		sid = ses.ID
-	}
-	if sid == "" {
-		sid = newUUID(p.rng("codex", ref))
+	} else if sid, err = codexNewThread(p, st, ref, recID); err != nil {
+		return p.harnessError(err)
 	}
 	p.logSession(sid, ses != nil)
 	if !f.ephemeral {
@@ -163,6 +162,31 @@ func runCodex(p *proc) int {
 		eng.format = newCodexHuman(p, &f, t.Header.CLIVersion, prompt)
 	}
 	return eng.run()
+}
+
+// codexNewThread is the thread id of a run that resumes nothing: every
+// such run of the real CLI starts a thread of its own, with a new id
+// (testdata/captures/codex/0.171.0-threads: two runs of the same scenario,
+// two ids; docs/protocols/codex.md#session-resume). The fake gives it the
+// recorded id while no thread of the store has that id, so that a case's
+// first run replays its fixture as recorded, and otherwise a fresh UUID
+// that no thread of the store has: a second fresh run of a case is a
+// second thread, not the first one again.
+func codexNewThread(p *proc, st *store, ref, recID string) (string, error) {
+	if recID != "" {
+		ses, err := st.get("codex", recID)
+		if err != nil || ses == nil {
+			return recID, err
+		}
+	}
+	rng := p.rng("codex", ref)
+	for {
+		id := newUUID(rng)
+		ses, err := st.get("codex", id)
+		if err != nil || ses == nil {
+			return id, err
+		}
+	}
 }
 
 // codexReading are the notices codex exec writes on stderr when it reads

@@ -311,6 +311,39 @@ func TestCodexResumeAsRecorded(t *testing.T) {
 	})
 }
 
+// TestCodexNewThreadPerRun: every run of Codex 0.171.0 that resumes nothing
+// starts a thread of its own (two runs of one scenario, two thread ids),
+// and `exec resume` keeps the thread (codex/0.171.0-threads). The fake
+// does the same: a case's first fresh run replays the recorded thread id,
+// a second fresh run in the same store gets another, and a resume of the
+// first keeps the first's.
+func TestCodexNewThreadPerRun(t *testing.T) {
+	a, b := readCapture(t, "codex/0.171.0-threads/plain-text-1"), readCapture(t, "codex/0.171.0-threads/plain-text-2")
+	if ida, idb := jsonField(a.out[0], "thread_id"), jsonField(b.out[0], "thread_id"); ida == "" || ida == idb {
+		t.Fatalf("the captures do not show a new thread per run: %q, %q", ida, idb)
+	}
+	f := fakecli.Start(t, fakecli.Options{Fixture: "codex/multi-turn"})
+	dir := t.TempDir()
+	fresh := []string{"exec", "--json", "--skip-git-repo-check", "What does greet.go do?"}
+	first := runFake(t, f, "codex", fresh, cmdOpts{dir: dir})
+	second := runFake(t, f, "codex", fresh, cmdOpts{dir: dir})
+	id1, id2 := jsonField(lines(first.stdout)[0], "thread_id"), jsonField(lines(second.stdout)[0], "thread_id")
+	if first.code != 0 || second.code != 0 || id1 == "" || id2 == "" {
+		t.Fatalf("exit %d and %d, thread ids %q and %q", first.code, second.code, id1, id2)
+	}
+	if id1 == id2 {
+		t.Errorf("two runs that resume nothing share thread %s; the real CLI gives each a thread of its own", id1)
+	}
+	resumed := runFake(t, f, "codex", []string{"exec", "--json", "--skip-git-repo-check", "resume", id1, "and now?"}, cmdOpts{dir: dir})
+	if got := jsonField(lines(resumed.stdout)[0], "thread_id"); resumed.code != 0 || got != id1 {
+		t.Errorf("exec resume %s: exit %d, thread %q", id1, resumed.code, got)
+	}
+	recs := sessionRecords(t, f)
+	if len(recs) != 3 || recs[0].Session != id1 || recs[1].Session != id2 || recs[1].Resumed || recs[2].Session != id1 || !recs[2].Resumed {
+		t.Errorf("session records %+v, want %s new, %s new, %s resumed", recs, id1, id2, id1)
+	}
+}
+
 // TestGeminiResumeAsRecorded: --resume and --session-id as Gemini CLI 0.61.0 answers
 // them (gemini/0.61.0/*.jsonl): stderr byte for byte (HOME as the
 // recording's placeholder), exit status, and nothing on stdout for a

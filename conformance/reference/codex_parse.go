@@ -80,14 +80,17 @@ type codexItem struct {
 
 // codexParser reads `codex exec --json` output: one process per turn,
 // item ids restarting at item_0 in every process, usage cumulative over the
-// thread.
+// thread. A process that resumes nothing runs a thread of its own (a new
+// thread_id), whose first turn.completed counts that turn alone
+// (docs/protocols/codex.md#usage).
 type codexParser struct {
 	opts    Options
 	sid     string
 	proc    int               // the turn's process number, from 1
 	started map[string]bool   // items started in this process
 	output  map[string]string // command output reported so far, by item
-	prev    *usage            // the thread's cumulative usage at the last turn.completed
+	thread  string            // the thread of this process (its thread.started)
+	prev    map[string]*usage // per thread: its cumulative usage at its last turn.completed
 	term    *terminal
 }
 
@@ -98,7 +101,7 @@ func (p *codexParser) sessionID() string    { return p.sid }
 func (p *codexParser) terminal() *terminal  { return p.term }
 
 func (p *codexParser) beginTurn(n int, _ string) []fact {
-	p.proc, p.term = n, nil
+	p.proc, p.term, p.thread = n, nil, ""
 	p.started, p.output = map[string]bool{}, map[string]string{}
 	return nil
 }
@@ -126,7 +129,7 @@ func (p *codexParser) line(raw []byte, owned bool) ([]fact, error) {
 		if err := sc.decode(raw, owned, &l, "codex thread.started"); err != nil {
 			return nil, err
 		}
-		p.sid = l.ThreadID
+		p.sid, p.thread = l.ThreadID, l.ThreadID
 		return []fact{factSession{id: l.ThreadID, model: p.opts.Model, cwd: p.opts.Cwd, sandboxMode: codexSandbox(p.opts.Sandbox)}}, nil
 	case "turn.completed":
 		var l codexTurnCompleted
@@ -136,8 +139,11 @@ func (p *codexParser) line(raw []byte, owned bool) ([]fact, error) {
 		t := &terminal{}
 		if l.Usage != nil {
 			cum := codexUsageOf(l.Usage)
-			t.usage = cum.sub(p.prev)
-			p.prev = cum
+			t.usage = cum.sub(p.prev[p.thread])
+			if p.prev == nil {
+				p.prev = map[string]*usage{}
+			}
+			p.prev[p.thread] = cum
 		}
 		p.term = t
 	case "turn.failed":

@@ -4,7 +4,8 @@
 // --dangerously-skip-permissions -p PROMPT` (text output) in the call's
 // workFolder and returns its stdout. The driver is the MCP client
 // (../lib/mcp.mjs): one tools/call per turn, the tool result handed on as
-// it came (profile "native"). See ../README.md.
+// it came (profile "native"), or with `--profile unified` the result's text
+// as the assistant's answer. See ../README.md.
 
 import { binScript, callerOptions } from '../lib/harness.mjs';
 import { runMcpDriver } from '../lib/mcp.mjs';

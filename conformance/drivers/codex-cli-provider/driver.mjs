@@ -4,13 +4,18 @@
 // call. The driver calls the provider's language model the way the AI SDK's
 // streamText() does: doStream({prompt, abortSignal}) with the conversation
 // as AI SDK messages, and hands the runner every stream part the provider
-// enqueues, unchanged (profile "native"). See ../README.md.
+// enqueues, unchanged (profile "native"), or with `--profile unified` as an
+// AI SDK application shows them (../lib/aisdk.mjs). See ../README.md.
 
 import { createCodexExec } from 'ai-sdk-provider-codex-cli';
 
-import { Turns, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
+import { showPart } from '../lib/aisdk.mjs';
+import { Turns, callerOptions, errorText, finish, hello, log, profileArg, serve, turnEnd, write } from '../lib/harness.mjs';
+import { UnifiedEvents } from '../lib/unified.mjs';
 
+const profile = profileArg();
 hello({
+  profile,
   name: 'codex-cli-provider',
   pkg: 'ai-sdk-provider-codex-cli',
   agents: ['codex'],
@@ -21,13 +26,18 @@ hello({
 });
 
 let model = null;
+let unified = null; // the unified events, in the unified profile
+let last = { reason: 'completed', error: '' }; // the last turn's outcome, for sessionEnded
 let messages = []; // the conversation, as the AI SDK keeps it
 let sessionId = '';
 const turns = new Turns('the provider stream');
 
 // runTurn makes one doStream call with the conversation so far plus the
 // new user message, and ends it with a turn_end record.
+let calls = 0; // doStream calls made
+
 function runTurn(prompt) {
+  const call = calls++;
   messages.push({ role: 'user', content: [{ type: 'text', text: prompt }] });
   let text = '';
   turns.run(
@@ -36,7 +46,13 @@ function runTurn(prompt) {
       let ok = false;
       let error = '';
       for await (const part of stream) {
-        write(part);
+        if (unified) {
+          // One session id for the stream: the first thread's.
+          if (!unified.sessionId && typeof model.sessionId === 'string') unified.sessionId = model.sessionId;
+          showPart(unified, part, call);
+        } else {
+          write(part);
+        }
         if (part.type === 'text-delta') text += part.delta;
         if (part.type === 'finish') ok = true;
         if (part.type === 'error') {
@@ -53,6 +69,9 @@ function runTurn(prompt) {
       // The provider keeps the last thread id it saw (model.sessionId).
       if (typeof model.sessionId === 'string' && model.sessionId) sessionId = model.sessionId;
       return sessionId;
+    },
+    (ok, error, aborted) => {
+      last = ok ? { reason: 'completed', error: '' } : { reason: aborted ? 'cancelled' : 'failed', error };
     },
   );
 }
@@ -79,6 +98,7 @@ function start(cmd) {
   Object.assign(settings, callerOptions(cmd));
   const provider = createCodexExec();
   model = provider(cmd.model || 'gpt-5.3-codex', settings);
+  if (profile === 'unified') unified = new UnifiedEvents('codex', settings.cwd);
   runTurn(cmd.prompt ?? '');
 }
 
@@ -98,6 +118,7 @@ await serve({
   interrupt,
   async close() {
     await turns.close();
+    if (unified) unified.sessionEnded(last.reason, last.error);
     finish(true);
   },
 });

@@ -18,10 +18,25 @@ export function record(kind, fields = {}) {
   write({ agentconform: kind, ...fields });
 }
 
-// hello writes the hello record of a driver (profile "native": every event
-// is what the library handed the driver) around the npm package pkg.
-export function hello({ name, pkg, agents, supports }) {
-  record('hello', { profile: 'native', agents, supports, name, version: packageVersion(pkg) });
+// hello writes the hello record of a driver around the npm package pkg:
+// profile "native" (every event is what the library handed the driver)
+// unless the driver says otherwise (profileArg).
+export function hello({ name, pkg, agents, supports, profile = 'native' }) {
+  record('hello', { profile, agents, supports, name, version: packageVersion(pkg) });
+}
+
+// profileArg is the profile a driver was asked for on its command line
+// (`driver.mjs --profile unified`): "native" without one. A driver that
+// has a unified mode hands on the library's view as unified events, as an
+// application built on the library would show it.
+export function profileArg() {
+  const i = process.argv.indexOf('--profile');
+  const p = i >= 0 ? process.argv[i + 1] : 'native';
+  if (p !== 'native' && p !== 'unified') {
+    log(`unknown profile ${JSON.stringify(p)}: native or unified`);
+    process.exit(2);
+  }
+  return p;
 }
 
 // turnEnd writes the turn_end record of a turn, or of a command that
@@ -131,8 +146,10 @@ export class Turns {
   // run starts a turn: call(signal) is the library call, which resolves to
   // the turn's {ok, error}; a throw fails the turn with what it threw
   // ("interrupted: ..." once aborted). ended() runs when the call is over,
-  // thrown or not, and returns the session id for the turn_end.
-  run(call, ended) {
+  // thrown or not, and returns the session id for the turn_end; outcome,
+  // if given, is told the turn's ok, error and whether it was aborted,
+  // before the turn_end.
+  run(call, ended, outcome) {
     const abort = new AbortController();
     const done = (async () => {
       let ok = false;
@@ -144,7 +161,9 @@ export class Turns {
         error = abort.signal.aborted ? `interrupted: ${errorText(err)}` : errorText(err);
         log(`${this.what} failed:`, errorText(err));
       }
-      turnEnd(ok, error, ended());
+      const sid = ended();
+      if (outcome) outcome(ok, error, abort.signal.aborted);
+      turnEnd(ok, error, sid);
       this.#current = null;
     })();
     this.#current = { abort, done };

@@ -5,7 +5,11 @@
 // host's server entry holds (command, args, env, cwd), calls the server's
 // tool once per turn with the prompt, and hands the runner what the client
 // got: every progress notification of the call and the tool result, each
-// as one JSON line (profile "native"). Interrupting is what an MCP client
+// as one JSON line (profile "native"). With `--profile unified` the driver
+// is a host that shows the tool result's text as the assistant's answer:
+// one textChunk per call, then turnCompleted (an error result's text as a
+// notice), sessionEnded at close; progress notifications are not shown.
+// Interrupting is what an MCP client
 // does: aborting the call's AbortSignal, which makes the client send
 // notifications/cancelled and reject the call at once. Closing is
 // Client.close(): the transport ends the server's stdin, then SIGTERM,
@@ -14,7 +18,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { Turns, errorText, finish, hello, log, serve, turnEnd, write } from './harness.mjs';
+import { Turns, errorText, finish, hello, log, profileArg, serve, turnEnd, write } from './harness.mjs';
+import { UnifiedEvents } from './unified.mjs';
 
 // resultText is the text of a tool result's text blocks.
 function resultText(result) {
@@ -34,7 +39,10 @@ function resultText(result) {
 //   args(cmd, prompt, turn): the tool's arguments;
 //   sessionOf(result): the session id to report after a turn ("" if none).
 export async function runMcpDriver(spec) {
-  hello({ name: spec.name, pkg: spec.pkg, agents: [spec.agent], supports: spec.supports });
+  const profile = profileArg();
+  hello({ name: spec.name, pkg: spec.pkg, agents: [spec.agent], supports: spec.supports, profile });
+  let unified = null; // the unified events, in the unified profile
+  let last = { reason: 'completed', error: '' }; // the last turn's outcome, for sessionEnded
 
   let client = null;
   let startCmd = null;
@@ -62,20 +70,38 @@ export async function runMcpDriver(spec) {
   // are the turn's events.
   function runTurn(prompt) {
     const turn = n++;
+    let shown = false; // the turn's result shown (unified)
     turns.run(
       async (signal) => {
         if (!client) client = await connect(startCmd);
         const result = await client.callTool({ name: spec.tool, arguments: spec.args(startCmd, prompt, turn) }, undefined, {
           signal,
-          onprogress: (p) => write({ method: 'notifications/progress', params: p }),
+          onprogress: (p) => {
+            if (!unified) write({ method: 'notifications/progress', params: p });
+          },
         });
-        write(result);
         const sid = spec.sessionOf ? spec.sessionOf(result) : '';
         if (sid) sessionId = sid;
+        if (unified) {
+          unified.sessionId = sessionId;
+          unified.text(resultText(result), result.isError === true ? null : 'assistant');
+          unified.emit('turnCompleted');
+          shown = true;
+        } else {
+          write(result);
+        }
         if (result.isError === true) return { ok: false, error: resultText(result) || 'the tool result is an error' };
         return { ok: true };
       },
       () => sessionId,
+      (ok, error, aborted) => {
+        if (unified && !shown) {
+          // The call threw: the host shows the error as a notice.
+          unified.text(error, null);
+          unified.emit('turnCompleted');
+        }
+        last = ok ? { reason: 'completed', error: '' } : { reason: aborted ? 'cancelled' : 'failed', error };
+      },
     );
   }
 
@@ -92,6 +118,7 @@ export async function runMcpDriver(spec) {
         return;
       }
       startCmd = cmd;
+      if (profile === 'unified') unified = new UnifiedEvents(spec.agent, cmd.cwd || process.cwd());
       runTurn(cmd.prompt ?? '');
     },
     async send(cmd) {
@@ -105,6 +132,7 @@ export async function runMcpDriver(spec) {
     interrupt,
     async close() {
       await turns.close(new Error('the caller closed the session'));
+      if (unified) unified.sessionEnded(last.reason, last.error);
       if (client) {
         try {
           await client.close();

@@ -41,6 +41,13 @@ const (
 	ReferencePatient Bug = "reference-patient"
 	// Naive is the naive adapter without a bug.
 	Naive Bug = "naive"
+	// SigtermInterrupt is the naive adapter interrupting a stream-json
+	// Claude as the Claude Agent SDK's abort does: SIGTERM to its process
+	// group (SIGKILL after a grace) instead of the control request, and a
+	// new process that resumes the session for the next turn. The CLI
+	// honours SIGTERM with stream-json input (docs/protocols/claude.md,
+	// stream-signals): a correct adapter.
+	SigtermInterrupt Bug = "sigterm-interrupt"
 )
 
 // Bugs of the reference adapter, put in what it reads or writes.
@@ -120,6 +127,10 @@ const (
 	// BareInterrupt writes Claude's interrupt as a bare
 	// {"subtype":"interrupt"}, without the control_request envelope.
 	BareInterrupt Bug = "bare-interrupt"
+	// EnvelopeNoRequest writes Claude's interrupt as a control_request
+	// whose subtype is outside its request member:
+	// {"type":"control_request","request_id":...,"subtype":"interrupt"}.
+	EnvelopeNoRequest Bug = "envelope-no-request"
 	// DoubleAnswer answers every can_use_tool request twice.
 	DoubleAnswer Bug = "double-answer"
 	// CodexFullAuto passes codex exec the --full-auto flag, which exec
@@ -201,7 +212,7 @@ var serveModes = []Bug{ReferenceUnified, ReferenceShim, ReferencePatient, Ignore
 	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello,
 	ReasonAlwaysFailed, DropErrorText, PairByOrder, DeadAfterFailure, IgnoreResume, DropEarlyInterrupt, TurnCap}
 
-var naiveModes = []Bug{Naive, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt,
+var naiveModes = []Bug{Naive, SigtermInterrupt, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt, EnvelopeNoRequest,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix,
 	NoRestart, RestartNewSession,
 	AllowNoInput, DenyNoMessage, ResultTextOnly, ThinkingAsText, FirstBlockPerMessage,

@@ -449,16 +449,25 @@ func (n *naive) claudeTurn(ctx context.Context, prompt string, interrupts <-chan
 				continue
 			}
 			interrupted = true
+			grace = time.After(naiveInterruptGrace)
+			if n.bug == SigtermInterrupt {
+				// The process ends with the turn; the next turn resumes
+				// the session in a new one (claudeGone, restartClaude).
+				p.signal(syscall.SIGTERM)
+				continue
+			}
 			n.reqN++
-			req := map[string]any{"type": "control_request", "request_id": "naive_" + strconv.Itoa(n.reqN),
-				"request": map[string]any{"subtype": "interrupt"}}
-			if n.bug == BareInterrupt {
+			id := "naive_" + strconv.Itoa(n.reqN)
+			req := map[string]any{"type": "control_request", "request_id": id, "request": map[string]any{"subtype": "interrupt"}}
+			switch n.bug {
+			case BareInterrupt:
 				req = map[string]any{"subtype": "interrupt"}
+			case EnvelopeNoRequest:
+				req = map[string]any{"type": "control_request", "request_id": id, "subtype": "interrupt"}
 			}
 			if err := p.writeJSON(req); err != nil {
 				fmt.Fprintf(n.stderr, "naive adapter: interrupt: %v\n", err)
 			}
-			grace = time.After(naiveInterruptGrace)
 		case <-grace:
 			n.stop(p)
 			return reference.TurnEnd{Interrupted: true, Err: n.claudeGone(errors.New("claude did not end the interrupted turn; stopped it"))}

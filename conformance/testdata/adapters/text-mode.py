@@ -64,6 +64,10 @@ class Turn(h.Turn):
     def read(self, out):
         self.out = out.read()
 
+    def answer(self, text):
+        """Hands the turn's answer on: one event of its own."""
+        h.write({"type": "answer", "text": text})
+
     def finish(self):
         """Writes the answer event and returns (ok, error)."""
         s, code = self.session, self.proc.returncode
@@ -86,7 +90,7 @@ class Turn(h.Turn):
                 if res.get("is_error"):
                     errs = res.get("errors")
                     error = "; ".join(str(e) for e in errs) if isinstance(errs, list) and errs else (text or str(res.get("subtype") or "error result"))
-        h.write({"type": "answer", "text": text})
+        self.answer(text)
         if self.interrupted:
             return False, self.interrupted
         if code is not None and code < 0:

@@ -30,6 +30,12 @@ SIGINT, SIGTERM 2 s later, SIGKILL 2 s after that, always waiting for the
 process. Usage: Codex reports thread totals; each turnCompleted carries the
 turn's part (the difference from the previous total), sessionEnded's
 finalUsage the sum.
+
+With the argument `new-thread` it runs every turn as a fresh `codex exec`
+(no `resume`, and no `resume` in its hello), as AI SDK providers that send
+the whole conversation again do: each process is a thread of its own, so
+each turn's usage is what its turn.completed says. That is right for usage,
+and wrong for the session: the thread is never continued.
 """
 
 import datetime
@@ -40,6 +46,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _harness as h  # noqa: E402
+
+
+NEW_THREAD = len(sys.argv) > 1 and sys.argv[1] == "new-thread"
 
 
 def now():
@@ -91,6 +100,8 @@ class Translator:
     def begin_turn(self):
         self.turn_no += 1
         self.open = []
+        if NEW_THREAD:
+            self.prev = None  # a new thread: its totals start at zero
 
     def text(self, content, role):
         self.emit("textChunk", content=content, isPartial=False, role=role)
@@ -257,7 +268,7 @@ class Turn(h.Turn):
         args = ["exec", "--json", "--skip-git-repo-check", "-s", h.sandbox_of(s.permission)]
         if s.model:
             args += ["-m", s.model]
-        if s.id:
+        if s.id and not NEW_THREAD:
             args += ["resume", s.id]
         feed_stdin = prompt.startswith("-")
         args.append("-" if feed_stdin else prompt)  # a prompt that reads as a flag goes on stdin
@@ -280,7 +291,10 @@ class Turn(h.Turn):
 
 class UnifiedRenamed(h.Adapter):
     def __init__(self):
-        super().__init__("unified-renamed", ["codex"], ["multi_turn", "resume", "interrupt"], profile="unified", sigint=True, turn_class=Turn)
+        if NEW_THREAD:
+            super().__init__("unified-renamed-new-thread", ["codex"], ["multi_turn", "interrupt"], profile="unified", sigint=True, turn_class=Turn)
+        else:
+            super().__init__("unified-renamed", ["codex"], ["multi_turn", "resume", "interrupt"], profile="unified", sigint=True, turn_class=Turn)
         self.last = ("completed", "")  # the last turn's outcome, for sessionEnded
 
     def open(self, cmd):

@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+// A harness driver (conformance/HARNESS.md) around ai-sdk-provider-claude-code,
+// the Vercel AI SDK provider that runs Claude Code through the Claude Agent
+// SDK it pins (@anthropic-ai/claude-agent-sdk 0.3.226, under the package's
+// own node_modules). The driver calls the provider's language model the way
+// the AI SDK's streamText() does: doStream({prompt, abortSignal}) with the
+// conversation as AI SDK messages, and hands the runner every stream part
+// the provider enqueues, unchanged (profile "native"). See ../README.md.
+
+import { createClaudeCode } from 'ai-sdk-provider-claude-code';
+
+import { Turns, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
+
+hello({
+  name: 'claude-code-provider',
+  pkg: 'ai-sdk-provider-claude-code',
+  agents: ['claude'],
+  // multi_turn: the provider keeps the session id of its last call and
+  // resumes it on the next; resume: its `resume` setting; interrupt: the
+  // call's AbortSignal; permission: its `canUseTool` setting.
+  supports: ['multi_turn', 'resume', 'interrupt', 'permission'],
+});
+
+let model = null;
+let messages = []; // the conversation, as the AI SDK keeps it
+let sessionId = '';
+const turns = new Turns('the provider stream');
+
+// runTurn makes one doStream call with the conversation so far plus the
+// new user message, and ends it with a turn_end record: ok when a finish
+// part came whose finishReason is not "error" and no error part.
+function runTurn(prompt) {
+  messages.push({ role: 'user', content: [{ type: 'text', text: prompt }] });
+  let text = '';
+  turns.run(
+    async (abortSignal) => {
+      const { stream } = await model.doStream({ prompt: messages, abortSignal });
+      let finished = null;
+      let error = '';
+      for await (const part of stream) {
+        write(part);
+        if (part.type === 'text-delta') text += part.delta;
+        if (part.type === 'finish') {
+          finished = part;
+          const id = part.providerMetadata?.['claude-code']?.sessionId;
+          if (typeof id === 'string' && id) sessionId = id;
+        }
+        if (part.type === 'error') error = errorText(part.error) || 'error part';
+      }
+      if (error) return { ok: false, error };
+      if (!finished) return { ok: false, error: 'the stream ended without a finish part' };
+      const reason = finished.finishReason ?? {};
+      if (reason.unified === 'error') return { ok: false, error: `finishReason error: ${String(reason.raw ?? '')}` };
+      return { ok: true, error: '' };
+    },
+    () => {
+      // The AI SDK keeps the assistant's answer in the conversation.
+      if (text) messages.push({ role: 'assistant', content: [{ type: 'text', text }] });
+      if (!sessionId && typeof model.sessionId === 'string') sessionId = model.sessionId;
+      return sessionId;
+    },
+  );
+}
+
+function start(cmd) {
+  if (cmd.agent && cmd.agent !== 'claude') {
+    turnEnd(false, `this driver drives claude, not ${cmd.agent}`, '');
+    return;
+  }
+  const permission = cmd.permission;
+  const settings = {
+    // The provider's documented way to name the executable; without it the
+    // SDK runs the Claude Code it bundles (a real one).
+    pathToClaudeCodeExecutable: process.env.CLAUDE_CODE_EXECUTABLE || process.env.AGENTCONFORM_CLAUDE || undefined,
+    cwd: cmd.cwd || process.cwd(),
+    // The provider's logger writes to the console; its messages go to
+    // stderr, the case's wire log.
+    logger: {
+      debug: () => {},
+      info: (m) => log('provider:', m),
+      warn: (m) => log('provider warn:', m),
+      error: (m) => log('provider error:', m),
+    },
+  };
+  // The provider hands the CLI an allow-list of the environment (HOME,
+  // PATH, ANTHROPIC_*, CLAUDE_*, proxies: getBaseProcessEnv,
+  // dist/index.js:1322-1349) and its `env` setting: a host names there the
+  // variables its CLI needs, here the runner's (HARNESS.md: the adapter
+  // passes them on untouched).
+  settings.env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('AGENTCONFORM_') || k === 'IS_SANDBOX'));
+  if (cmd.resume) settings.resume = cmd.resume;
+  if (permission) {
+    // canUseTool answers the CLI's permission questions by the policy.
+    settings.canUseTool = async (toolName, input) => {
+      if (permission === 'allow') return { behavior: 'allow', updatedInput: input };
+      return { behavior: 'deny', message: `agentconform: ${toolName} denied by the harness` };
+    };
+  }
+  Object.assign(settings, callerOptions(cmd));
+  if (!settings.pathToClaudeCodeExecutable) {
+    turnEnd(false, 'neither CLAUDE_CODE_EXECUTABLE nor AGENTCONFORM_CLAUDE names the CLI: refusing to run the real Claude Code the SDK bundles', '');
+    return;
+  }
+  const provider = createClaudeCode();
+  model = provider(cmd.model || 'sonnet', settings);
+  runTurn(cmd.prompt ?? '');
+}
+
+const interrupt = () => turns.interrupt();
+process.on('SIGINT', interrupt);
+
+await serve({
+  start,
+  async send(cmd) {
+    if (!model) {
+      turnEnd(false, 'no session to send to', '');
+      return;
+    }
+    await turns.idle();
+    runTurn(cmd.prompt ?? '');
+  },
+  interrupt,
+  async close() {
+    await turns.close();
+    finish(true);
+  },
+});
