@@ -108,6 +108,10 @@ var brokenAdapters = []brokenAdapter{
 		want: merge(each([]string{"codex/plain-text", "codex/multi-turn"}, Fail, "invocation/flags", "lifecycle/reports-success"),
 			// The rejected first turn announced no thread id to resume.
 			each([]string{"codex/multi-turn"}, Informational, "invocation/resume-id"))},
+	// The fake plays the limit's result all the same: only the argv shows
+	// the limit was dropped.
+	{bug: broken.MaxTurnsDropped, cases: []string{"claude/max-turns", "claude/plain-text"},
+		want: each([]string{"claude/max-turns"}, Fail, "invocation/max-turns")},
 	{bug: broken.ClaudeNoVerbose, cases: []string{"claude/plain-text", "claude/multi-turn", "claude/permission-allow"},
 		want: each([]string{"claude/plain-text", "claude/multi-turn", "claude/permission-allow"}, Fail, "invocation/flags", "lifecycle/reports-success")},
 	{bug: broken.CodexStdinOpen, cases: []string{"codex/plain-text", "codex/single-tool", "codex/single-tool/exit-nonzero"},
@@ -412,7 +416,7 @@ func TestNaiveAdapter(t *testing.T) {
 
 // naiveBugs are the bugs of the naive adapter.
 var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.SigtermOnly, broken.CodexStdinOpen,
-	broken.BareInterrupt, broken.EnvelopeNoRequest, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
+	broken.BareInterrupt, broken.EnvelopeNoRequest, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.MaxTurnsDropped, broken.StrictTypes,
 	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt, broken.ChunkLines,
 	broken.NoRestart, broken.RestartNewSession,
 	broken.AllowNoInput, broken.DenyNoMessage, broken.ResultTextOnly, broken.ThinkingAsText, broken.FirstBlockPerMessage,

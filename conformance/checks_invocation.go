@@ -24,6 +24,14 @@ var (
 			}
 			return true, ""
 		}, Judge: judgeClaudeStdin})
+	CheckMaxTurns = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/max-turns", "MUST",
+		"When the caller sets a turn limit, every Claude invocation that runs a turn carries it (--max-turns N): the CLI stops a turn at a limit only when asked for one.", srcClaudeMaxTurns),
+		Applies: func(c *Case, h *Hello) (bool, string) {
+			if c.MaxTurns <= 0 || c.Agent != "claude" {
+				return false, "applies to Claude cases with a turn limit"
+			}
+			return true, ""
+		}, Judge: judgeMaxTurns})
 	CheckResume = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/resume-id", "MUST",
 		"A resumed turn passes the session id from system/init, thread.started or init.", srcResume),
 		Applies: needs("multi_turn", multiTurn), Judge: judgeResume})
@@ -278,4 +286,36 @@ func userText(obj map[string]any) string {
 		return b.String()
 	}
 	return ""
+}
+
+// judgeMaxTurns checks that every Claude process running a turn was given
+// the case's turn limit.
+func judgeMaxTurns(o *Observation) Outcome {
+	want := strconv.Itoa(o.Case.MaxTurns)
+	n := 0
+	for _, s := range o.FakeStarts() {
+		if formatOf(o.Case.Agent, s.Argv) == formatNone {
+			continue
+		}
+		n++
+		got := ""
+		for i, a := range s.Argv {
+			if v, ok := strings.CutPrefix(a, "--max-turns="); ok {
+				got = v
+			} else if a == "--max-turns" && i+1 < len(s.Argv) {
+				got = s.Argv[i+1]
+			}
+		}
+		if got != want {
+			how := "no --max-turns"
+			if got != "" {
+				how = "--max-turns " + got
+			}
+			return failf("--max-turns "+want+" on every Claude invocation (the caller's limit)", "%s in %s: the CLI runs on past the caller's limit", how, strings.Join(s.Argv, " "))
+		}
+	}
+	if n == 0 {
+		return Outcome{Skip: true, Actual: "no Claude process ran a turn"}
+	}
+	return pass()
 }

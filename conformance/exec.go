@@ -687,6 +687,9 @@ func (d *driver) loop(ctx context.Context, lines <-chan adapterLine) {
 		if c.Resume != "" {
 			start["resume"] = c.Resume
 		}
+		if c.MaxTurns > 0 {
+			start["max_turns"] = c.MaxTurns
+		}
 		d.send("start", start)
 		d.prompt = 1
 	}

@@ -506,6 +506,9 @@ func undeclared(c *Case, h *Hello, cfg *Config) string {
 	if c.Resume != "" && !h.supports("resume") {
 		return "the case starts by resuming a session and the adapter does not declare resume"
 	}
+	if c.MaxTurns > 0 && !h.supports("max_turns") {
+		return "the case sets a turn limit (the CLI stops a turn at one only when asked for it) and the adapter does not declare max_turns"
+	}
 	return ""
 }
 

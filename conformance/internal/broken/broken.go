@@ -206,6 +206,9 @@ const (
 	// CLI's exit: a process that inherited stdout holds the turn open for
 	// as long as it lives.
 	WaitEOF Bug = "wait-eof"
+	// MaxTurnsDropped declares max_turns but starts Claude without the
+	// caller's --max-turns: the CLI runs on past the limit.
+	MaxTurnsDropped Bug = "max-turns-dropped"
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, ReferencePatient, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
@@ -216,7 +219,7 @@ var naiveModes = []Bug{Naive, SigtermInterrupt, Scanner64K, StderrUndrained, Sig
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix,
 	NoRestart, RestartNewSession,
 	AllowNoInput, DenyNoMessage, ResultTextOnly, ThinkingAsText, FirstBlockPerMessage,
-	NoWatchdog, WatchdogNoStop, PidOnly, WaitEOF}
+	NoWatchdog, WatchdogNoStop, PidOnly, WaitEOF, MaxTurnsDropped}
 
 // Modes lists every mode Main runs.
 func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }

@@ -41,6 +41,7 @@ type command struct {
 	Cwd        string `json:"cwd"`
 	Permission string `json:"permission"`
 	Resume     string `json:"resume"`
+	MaxTurns   int    `json:"max_turns"`
 }
 
 // naive is the adapter's state. The translator is used by one goroutine
@@ -55,6 +56,7 @@ type naive struct {
 	cwd     string
 	perm    string
 	resume  string // the session the start asked to resume
+	turns   int    // the caller's turn limit (max_turns), 0 for none
 	tr      reference.Translator[unified.Event]
 	emitted bool   // any event written
 	lastOK  bool   // the last turn succeeded
@@ -83,7 +85,7 @@ func (t *naiveTurn) interrupt() {
 func runNaive(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
 	n := &naive{bug: bug, out: &lines{w: stdout}, stderr: stderr, env: os.Environ(), lastOK: true}
 	hello := map[string]any{"agentconform": "hello", "profile": "unified", "agents": []string{"claude", "codex"},
-		"supports": []string{"multi_turn", "resume", "interrupt", "permission"}, "name": "agentconform-test-" + string(bug), "version": "test"}
+		"supports": []string{"multi_turn", "resume", "interrupt", "permission", "max_turns"}, "name": "agentconform-test-" + string(bug), "version": "test"}
 	if bug != NoWatchdog {
 		hello["watchdog_ms"] = naiveIdle.Milliseconds()
 	}
@@ -245,7 +247,7 @@ func (n *naive) begin(c command) error {
 	if agent == reference.Gemini {
 		return errors.New("the naive adapter drives claude and codex only")
 	}
-	n.agent, n.cwd, n.perm, n.resume = agent, c.Cwd, c.Permission, c.Resume
+	n.agent, n.cwd, n.perm, n.resume, n.turns = agent, c.Cwd, c.Permission, c.Resume, c.MaxTurns
 	perm, err := reference.ParsePermission(c.Permission)
 	if err != nil {
 		return err
@@ -272,6 +274,9 @@ func (n *naive) launchClaude(resume string) error {
 	}
 	if resume != "" {
 		args = append(args, "--resume="+resume)
+	}
+	if n.turns > 0 && n.bug != MaxTurnsDropped {
+		args = append(args, "--max-turns", strconv.Itoa(n.turns))
 	}
 	var err error
 	if n.claude, err = n.startCLI("claude", args, true); err != nil {
