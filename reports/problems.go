@@ -415,3 +415,21 @@ func byAgent(cases []string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// runProblem is a problem of one run, with the run's name in reports.
+type runProblem struct {
+	Column string
+	*Problem
+}
+
+// allNewProblems are the new problems of every run of the matrix, run by
+// run.
+func allNewProblems(m *matrix) []runProblem {
+	var out []runProblem
+	for i, r := range m.Runs {
+		for _, p := range newProblems(r) {
+			out = append(out, runProblem{Column: m.Columns[i], Problem: p})
+		}
+	}
+	return out
+}

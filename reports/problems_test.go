@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -215,5 +216,54 @@ func TestProblems(t *testing.T) {
 	}
 	if ps := Problems(&conformance.Results{}); len(ps) != 0 {
 		t.Errorf("an empty run has problems: %v", ps)
+	}
+}
+
+// TestMarkdownProblems: the Markdown report leads with the problems, the
+// lost end first with its four cases, the usage and text lost with it,
+// and the command that reproduces its quickest case; a small budget
+// shortens the case lists and then the later problems, never drops one.
+func TestMarkdownProblems(t *testing.T) {
+	doc := NewDocument(lostTailRun())
+	var buf bytes.Buffer
+	if err := WriteResultsMarkdown(&buf, doc, MarkdownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	order := []string{
+		"## agentconform: ❌ 12 new failures in 4 problems",
+		"### New failures: 12 in 4 problems",
+		"<details><summary>❌ FAIL <code>lifecycle/ending-delivered</code> in 4 cases · a</summary>",
+		"In `codex/a`, the quickest of them:",
+		"**Actual:** no the CLI's turn.completed among the turn's 7 events",
+		"With it, lost with the end of the turn: `lossless/usage` in 4 cases, `lossless/text` in 1 case.",
+		"**Cases (4):** `claude/a`, `codex/a`, `codex/b`, `gemini/a`",
+		"agentconform run --case codex/a --seed 7 --keep",
+		"<code>lifecycle/reports-failure</code> in <code>codex/c</code>",
+		"<code>lossless/text</code> in <code>gemini/b</code>",
+		"### Matrix",
+	}
+	at := 0
+	for _, s := range order {
+		i := strings.Index(md[at:], s)
+		if i < 0 {
+			t.Fatalf("%q missing or out of order in:\n%s", s, md)
+		}
+		at += i
+	}
+	if n := strings.Count(md, "<details><summary>"); n != 4 { // one per problem
+		t.Errorf("%d collapsible blocks, want 4", n)
+	}
+	// The lost usage is not a problem of its own.
+	if strings.Contains(md, "<code>lossless/usage</code> in") {
+		t.Errorf("lossless/usage shown beside the lost end, not under it")
+	}
+	for _, limit := range []int{3000, 2200} {
+		buf.Reset()
+		WriteResultsMarkdown(&buf, doc, MarkdownOptions{MaxBytes: limit})
+		small := buf.String()
+		if buf.Len() > limit || strings.Count(small, "lifecycle/reports-failure") < 2 || !strings.Contains(small, "lossless/text") {
+			t.Errorf("budget %d: %d bytes, problems dropped:\n%s", limit, buf.Len(), small)
+		}
 	}
 }

@@ -131,7 +131,7 @@ func TestResultsMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := buf.String()
-	order := []string{"## agentconform: ❌ 3 new failures", "| reference/unified | 4 |", "### New failures (3)", "<code>output/hello</code> on <code>gemini/plain-text</code>",
+	order := []string{"## agentconform: ❌ 3 new failures in 3 problems", "| reference/unified | 4 |", "### New failures: 3 in 3 problems", "<code>output/hello</code> in <code>gemini/plain-text</code>",
 		"### Stale baseline entries", "`claude/plain-text` (reference/unified)", "### Matrix", "| claude | 2.1.331 | `claude/plain-text` | ✅ | ⚠️ NON-STRICT |", "Full report"}
 	at := 0
 	for _, s := range order {
@@ -155,7 +155,7 @@ func TestResultsMarkdown(t *testing.T) {
 	// A small budget keeps the head and the failures, and shortens the rest.
 	buf.Reset()
 	WriteResultsMarkdown(&buf, testDoc(t), MarkdownOptions{MaxBytes: 2500})
-	if buf.Len() > 2500 || !strings.Contains(buf.String(), "New failures (3)") {
+	if buf.Len() > 2500 || !strings.Contains(buf.String(), "New failures: 3 in 3 problems") {
 		t.Errorf("budget 2500: %d bytes\n%s", buf.Len(), buf.String())
 	}
 }
