@@ -67,6 +67,13 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 		details = mdProblems(problems, len(fails), n/2, 5, base)
 	}
 	budget -= len(details) + len(stale)
+	// The problems the baseline expects, one line each, if there is room.
+	expected := allExpectedProblems(m)
+	known := mdExpectedProblems(expected, len(expected))
+	for n := len(expected); len(known) > budget/3 && n > 0; n /= 2 {
+		known = mdExpectedProblems(expected, n/2)
+	}
+	budget -= len(known)
 	// The CLI versions, when runs replayed more than one: the cases whose
 	// verdict differs, fewer of them when room is short.
 	vm := buildVersionMatrix(doc, m)
@@ -92,6 +99,7 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 	out.WriteString(head)
 	out.WriteString(details)
 	out.WriteString(stale)
+	out.WriteString(known)
 	out.WriteString(ver)
 	out.WriteString(mat)
 	out.WriteString(foot)
@@ -211,6 +219,28 @@ func mdProblems(problems []runProblem, failures, detailed, maxCases int, base st
 	if detailed < len(problems) {
 		b.WriteString("\n")
 	}
+	return b.String()
+}
+
+// mdExpectedProblems lists the problems whose every failure the
+// baseline expects, one line each (the first n of them, then how many
+// more), collapsed: they do not fail the gate.
+func mdExpectedProblems(problems []runProblem, n int) string {
+	if len(problems) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Failures the baseline expects: %d in %s\n\n<details><summary>Known failures, listed in the baseline; grouped as the new ones are</summary>\n\n",
+		failureCount(problems), plural(len(problems), "problem"))
+	for i, p := range problems {
+		if i == n {
+			fmt.Fprintf(&b, "- … and %s more; the HTML report has them all.\n", plural(len(problems)-n, "problem"))
+			break
+		}
+		fmt.Fprintf(&b, "- %s %s `%s` in %s (%s), e.g. `%s`: %s\n", verdictEmoji[p.Verdict], p.Verdict, mdCodeText(p.Check),
+			plural(len(p.Cases), "case"), mdText(p.Column), mdCodeText(p.Example), mdText(clipText(firstLine(p.result.Actual), 200)))
+	}
+	b.WriteString("\n</details>\n\n")
 	return b.String()
 }
 

@@ -422,8 +422,8 @@ type runProblem struct {
 	*Problem
 }
 
-// allNewProblems are the new problems of every run of the matrix, run by
-// run.
+// allNewProblems are the new problems of every run of the matrix, the one
+// with the most new cases first (of the same count, in run order).
 func allNewProblems(m *matrix) []runProblem {
 	var out []runProblem
 	for i, r := range m.Runs {
@@ -431,5 +431,34 @@ func allNewProblems(m *matrix) []runProblem {
 			out = append(out, runProblem{Column: m.Columns[i], Problem: p})
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].New() > out[j].New() })
 	return out
+}
+
+// allExpectedProblems are the problems of every run of the matrix whose
+// every failure the baseline expects, the one with the most cases first.
+func allExpectedProblems(m *matrix) []runProblem {
+	var out []runProblem
+	for i, r := range m.Runs {
+		for _, p := range Problems(r) {
+			if p.New() == 0 {
+				out = append(out, runProblem{Column: m.Columns[i], Problem: p})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].Cases) > len(out[j].Cases) })
+	return out
+}
+
+// failureCount counts the failures a list of problems holds, as their
+// checks and under them.
+func failureCount(problems []runProblem) int {
+	n := 0
+	for _, p := range problems {
+		n += len(p.Cases)
+		for _, f := range p.Follows {
+			n += len(f.Cases)
+		}
+	}
+	return n
 }

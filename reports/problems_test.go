@@ -3,6 +3,10 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -258,6 +262,21 @@ func TestMarkdownProblems(t *testing.T) {
 	if strings.Contains(md, "<code>lossless/usage</code> in") {
 		t.Errorf("lossless/usage shown beside the lost end, not under it")
 	}
+	// A problem the baseline expects is listed apart, one line.
+	r := lostTailRun()
+	b, err := ParseBaseline(strings.NewReader("codex/c lifecycle/reports-failure\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ApplyBaseline(b)
+	buf.Reset()
+	WriteResultsMarkdown(&buf, NewDocument(r), MarkdownOptions{})
+	known := buf.String()
+	if !strings.Contains(known, "### New failures: 11 in 3 problems") || strings.Contains(known, "<code>lifecycle/reports-failure</code> in <code>codex/c</code>") ||
+		!strings.Contains(known, "### Failures the baseline expects: 1 in 1 problem") ||
+		!strings.Contains(known, "- ❌ FAIL `lifecycle/reports-failure` in 1 case (a), e.g. `codex/c`: ok:true everywhere: the failure was reported as success\n") {
+		t.Errorf("a baselined problem:\n%s", known)
+	}
 	for _, limit := range []int{3000, 2200} {
 		buf.Reset()
 		WriteResultsMarkdown(&buf, doc, MarkdownOptions{MaxBytes: limit})
@@ -265,5 +284,56 @@ func TestMarkdownProblems(t *testing.T) {
 		if buf.Len() > limit || strings.Count(small, "lifecycle/reports-failure") < 2 || !strings.Contains(small, "lossless/text") {
 			t.Errorf("budget %d: %d bytes, problems dropped:\n%s", limit, buf.Len(), small)
 		}
+	}
+}
+
+// TestHTMLProblems: the page lists the problems, each case a button that
+// opens that case's details, the lost end first with what follows from
+// it; a problem the baseline expects is listed apart.
+func TestHTMLProblems(t *testing.T) {
+	r := lostTailRun()
+	b, err := ParseBaseline(strings.NewReader("codex/c lifecycle/reports-failure\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ApplyBaseline(b)
+	var buf bytes.Buffer
+	if err := WriteResultsHTML(&buf, NewDocument(r), HTMLOptions{Generated: started}); err != nil {
+		t.Fatal(err)
+	}
+	markup, data := splitPageData(t, buf.String())
+	for _, want := range []string{
+		`<h2>New failures: 11 in 3 problems</h2>`,
+		`<span class="badge v-FAIL">FAIL</span> <code>lifecycle/ending-delivered</code> in <b>4 cases</b> · a`,
+		`<dt>with it</dt><dd>lost with the end of the turn: <code>lossless/usage</code> in 4 cases, <code>lossless/text</code> in 1 case</dd>`,
+		`<dt>reproduce</dt><dd class="mono">agentconform run --case codex/a --seed 7 --keep</dd>`,
+		`<summary><h2>Failures the baseline expects: 1 in 1 problem</h2></summary>`,
+	} {
+		if !strings.Contains(markup, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	list := markup[strings.Index(markup, "<summary>its 4 cases</summary>"):]
+	list = list[:strings.Index(list, "</details>")]
+	buttons := regexp.MustCompile(`data-d="(\d+)"><code>([^<]+)</code>`).FindAllStringSubmatch(list, -1)
+	if len(buttons) != 4 {
+		t.Fatalf("the lost end lists %d cases, want 4:\n%s", len(buttons), list)
+	}
+	for _, m := range buttons {
+		if i, _ := strconv.Atoi(m[1]); i >= len(data.D) || data.D[i].ID != m[2] {
+			t.Errorf("the button of %s opens details %s", m[2], m[1])
+		}
+	}
+}
+
+// TestPublishedExampleSize: the published HTML report stays under 3 MB
+// (it was 16 MB when every case's details were markup).
+func TestPublishedExampleSize(t *testing.T) {
+	st, err := os.Stat(filepath.Join("examples", "index.html"))
+	if err != nil {
+		t.Skip("no reports/examples/index.html (agentconform report publish writes it)")
+	}
+	if st.Size() >= 3<<20 {
+		t.Errorf("reports/examples/index.html is %.2f MB, want under 3 MB", float64(st.Size())/(1<<20))
 	}
 }
