@@ -337,3 +337,74 @@ func TestPublishedExampleSize(t *testing.T) {
 		t.Errorf("reports/examples/index.html is %.2f MB, want under 3 MB", float64(st.Size())/(1<<20))
 	}
 }
+
+// TestLostTailProblems judges the grouping on a real run: every case of
+// conformance/testdata/adapters/lost-tail.py (an adapter that loses the
+// last line of every turn), its failing checks as the run wrote them
+// (testdata/lost-tail.json: `agentconform run --adapter 'python3
+// conformance/testdata/adapters/lost-tail.py' -o FILE`, then jq keeping
+// the failing checks of the failing cases, without their wire, and the
+// adapter's path made relative). The summary opens with one problem, the
+// lost end in every CLI, with all the usage and text lost with it under
+// it and none of them beside it; every failure is in one problem.
+func TestLostTailProblems(t *testing.T) {
+	doc, err := ReadResultsFile(filepath.Join("testdata", "lost-tail.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := doc.Runs[0]
+	run.ApplyBaseline(nil)
+	ending := map[string]bool{}
+	lost := map[string]int{}
+	for _, c := range run.Cases {
+		for _, k := range c.Checks {
+			if k.Check == "lifecycle/ending-delivered" {
+				ending[c.ID] = true
+			}
+		}
+	}
+	for _, c := range run.Cases {
+		for _, k := range c.Checks {
+			if (k.Check == "lossless/usage" || k.Check == "lossless/text") && ending[c.ID] {
+				lost[k.Check]++
+			}
+		}
+	}
+	ps := Problems(run)
+	first := ps[0]
+	if first.Check != "lifecycle/ending-delivered" || len(first.Cases) != len(ending) || len(ending) < 90 {
+		t.Fatalf("the run opens with %s in %d cases; want lifecycle/ending-delivered in all %d", first.Check, len(first.Cases), len(ending))
+	}
+	follows := map[string]int{}
+	for _, f := range first.Follows {
+		follows[f.Check] = len(f.Cases)
+	}
+	if !cmp.Equal(follows, lost) || lost["lossless/usage"] < 70 || lost["lossless/text"] < 20 {
+		t.Errorf("under the lost end: %v; want every usage and text lost with it: %v", follows, lost)
+	}
+	n := 0
+	for _, p := range ps {
+		if p != first && (p.Check == "lossless/usage" || p.Check == "lossless/text") {
+			t.Errorf("%s in %v beside the lost end, not under it", p.Check, p.Cases)
+		}
+		n += len(p.Cases)
+		for _, f := range p.Follows {
+			n += len(f.Cases)
+		}
+	}
+	if n != len(run.Gate.New) {
+		t.Errorf("the problems hold %d failures, the run has %d", n, len(run.Gate.New))
+	}
+	var buf bytes.Buffer
+	if err := WriteSummary(&buf, doc, SummaryOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	head := strings.SplitN(buf.String(), "\n", 4)
+	if want := fmt.Sprintf("python3 conformance/testdata/adapters/lost-tail.py: %d problems (%d new failures in %d cases)", len(ps), len(run.Gate.New), len(run.Cases)); head[0] != want {
+		t.Errorf("the summary opens with\n%s\nwant\n%s", head[0], want)
+	}
+	if !strings.HasPrefix(head[2], fmt.Sprintf("FAIL lifecycle/ending-delivered: %d cases (claude ", len(ending))) {
+		t.Errorf("the first problem reads %q", head[2])
+	}
+	golden(t, "lost-tail.summary.txt", buf.Bytes())
+}
