@@ -52,8 +52,10 @@
 // is never hidden under another.
 //
 // Problems are ordered by how many cases each touches, most first. Each
-// shows the expected and actual of its example case (the quickest of its
-// cases with a new failure) and the command that reproduces that case;
+// shows the expected and actual of its example case (the simplest of its
+// cases with a new failure: a scenario before its variants, then the
+// shortest ID, so that two runs with the same failures show the same one)
+// and the command that reproduces that case;
 // the Markdown and HTML reports list all its cases. Grouping is
 // presentation only: every failure is still in the results, the gate
 // counts failures, and the baseline lists them one by one.

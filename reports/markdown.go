@@ -174,7 +174,7 @@ func mdProblems(problems []runProblem, failures, detailed, maxCases int, base st
 			verdictEmoji[p.Verdict], p.Verdict, html.EscapeString(p.Check), where, html.EscapeString(rp.Column))
 		fmt.Fprintf(&b, "**Requirement:** %s (%s, %s)\n\n", mdText(k.Requirement), mdText(k.Level), mdSource(k.Source, base))
 		if len(cases) > 1 {
-			fmt.Fprintf(&b, "In `%s`, the quickest of them:\n\n", mdCodeText(p.Example))
+			fmt.Fprintf(&b, "In `%s`, one of them:\n\n", mdCodeText(p.Example))
 		}
 		if k.Expected != "" {
 			fmt.Fprintf(&b, "**Expected:** %s\n\n", mdText(clipText(k.Expected, 1500)))

@@ -30,8 +30,8 @@ type Problem struct {
 	// Expected are those of Cases whose failure the baseline expects.
 	Expected []string `json:"expected,omitempty"`
 	// Example is the case whose expected, actual and reproduce command
-	// the reports show: the quickest of the cases with a new failure (of
-	// all the cases, when the baseline expects every one).
+	// the reports show: the simplest of the cases with a new failure (of
+	// all the cases, when the baseline expects every one; see better).
 	Example string `json:"example"`
 	// Reproduce is the command that reruns Example.
 	Reproduce string `json:"reproduce"`
@@ -349,8 +349,11 @@ func Problems(r *conformance.Results) []*Problem {
 }
 
 // better reports whether f makes a better example of p than the one it
-// has: a new failure before one the baseline expects, then the quicker
-// case, then the first by ID.
+// has: a new failure before one the baseline expects, then the simpler
+// case (a scenario before its variants, which add faults or steps; then
+// the shorter ID), then the first by ID. The choice depends on the cases
+// alone, not on how long they took, so that the reports of two runs with
+// the same failures show the same example.
 func better(f failureRef, p *Problem) bool {
 	e := p.example
 	if e == nil {
@@ -359,8 +362,11 @@ func better(f failureRef, p *Problem) bool {
 	if f.k.Baselined != p.result.Baselined {
 		return !f.k.Baselined
 	}
-	if f.c.Duration != e.Duration {
-		return f.c.Duration < e.Duration
+	if a, b := strings.Count(f.c.ID, "/"), strings.Count(e.ID, "/"); a != b {
+		return a < b
+	}
+	if len(f.c.ID) != len(e.ID) {
+		return len(f.c.ID) < len(e.ID)
 	}
 	return f.c.ID < e.ID
 }

@@ -123,7 +123,7 @@ func lostTailRun() *conformance.Results {
 // TestProblems groups a run's failures: the lost end in every CLI is one
 // problem (its usage and text under it), ordered first; a bug of another
 // kind in the same check family, and one check failing for two reasons,
-// stay problems of their own; the example is the quickest case and the
+// stay problems of their own; the example is the simplest case and the
 // reproduce command its own; nothing of the run changes.
 func TestProblems(t *testing.T) {
 	r := lostTailRun()
@@ -205,7 +205,7 @@ func TestProblems(t *testing.T) {
 	}
 	r.ApplyBaseline(b)
 	p := Problems(r)[0]
-	if !cmp.Equal(p.Expected, []string{"codex/a", "gemini/a"}) || p.New() != 2 || p.Example != "claude/a" || !cmp.Equal(p.newCases(), []string{"claude/a", "codex/b"}) {
+	if !cmp.Equal(p.Expected, []string{"codex/a", "gemini/a"}) || p.New() != 2 || p.Example != "codex/b" || !cmp.Equal(p.newCases(), []string{"claude/a", "codex/b"}) {
 		t.Errorf("baselined problem: expected %v, new %d, example %s", p.Expected, p.New(), p.Example)
 	}
 	// NON-STRICT is a failure of a strict run only.
@@ -225,7 +225,7 @@ func TestProblems(t *testing.T) {
 
 // TestMarkdownProblems: the Markdown report leads with the problems, the
 // lost end first with its four cases, the usage and text lost with it,
-// and the command that reproduces its quickest case; a small budget
+// and the command that reproduces its simplest case; a small budget
 // shortens the case lists and then the later problems, never drops one.
 func TestMarkdownProblems(t *testing.T) {
 	doc := NewDocument(lostTailRun())
@@ -238,7 +238,7 @@ func TestMarkdownProblems(t *testing.T) {
 		"## agentconform: ❌ 12 new failures in 4 problems",
 		"### New failures: 12 in 4 problems",
 		"<details><summary>❌ FAIL <code>lifecycle/ending-delivered</code> in 4 cases · a</summary>",
-		"In `codex/a`, the quickest of them:",
+		"In `codex/a`, one of them:",
 		"**Actual:** no the CLI's turn.completed among the turn's 7 events",
 		"With it, lost with the end of the turn: `lossless/usage` in 4 cases, `lossless/text` in 1 case.",
 		"**Cases (4):** `claude/a`, `codex/a`, `codex/b`, `gemini/a`",
