@@ -282,3 +282,73 @@ func TestPublishedExampleDraws(t *testing.T) {
 	}
 	t.Logf("  opening %s: details built in %.0f ms (%d checks)", open.Title, open.MS, open.Checks)
 }
+
+// filterJS sets the matrix's filters as a reader does (each select, then
+// its change event; the case search, then its input event) and returns
+// the row count the page then shows, with what the first body row's
+// cells show and whether they are hidden.
+const filterJS = `(function(f){
+  f = f || {};
+  var set = function(id, v){ var el = document.getElementById(id); el.value = v; el.dispatchEvent(new Event(id === 'f-search' ? 'input' : 'change')); };
+  ['f-adapter', 'f-cli', 'f-version', 'f-family', 'f-verdict', 'f-search'].forEach(function(id){ set(id, f[id] || ''); });
+  var shown = [];
+  document.querySelectorAll('#m tbody tr').forEach(function(tr){
+    if (tr.hidden) return;
+    var cells = [];
+    for (var i = 3; i < tr.cells.length; i++) cells.push((tr.cells[i].hidden ? '(' : '') + tr.cells[i].textContent + (tr.cells[i].hidden ? ')' : ''));
+    shown.push(tr.getAttribute('data-case') + ' ' + cells.join(' '));
+  });
+  return JSON.stringify({count: document.getElementById('f-count').textContent, rows: shown});
+})`
+
+// TestHTMLFiltersInChromium drives the matrix's filters in a real
+// browser: by verdict (failing, new failure), by check family (cells
+// recolored by that family's verdict, "-" as SKIP), by adapter (the
+// other columns hidden, and only its cells count), CLI, CLI version and
+// case name; a cell pointed at gets its title.
+func TestHTMLFiltersInChromium(t *testing.T) {
+	exe := chromiumPath(t)
+	var buf bytes.Buffer
+	if err := WriteResultsHTML(&buf, testDoc(t), HTMLOptions{Generated: started}); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := startCDP(t, exe)
+	b.call(b.session, "Page.navigate", map[string]any{"url": "file://" + filepath.ToSlash(page)}, nil)
+	b.wait("Page.loadEventFired")
+	type result struct {
+		Count string   `json:"count"`
+		Rows  []string `json:"rows"`
+	}
+	for _, c := range []struct {
+		filters map[string]string
+		want    result
+	}{
+		{nil, result{"5 of 5 cases shown", []string{"claude/plain-text PASS NON-STRICT", "claude/single-tool/stall FAIL ·", "codex/single-tool/exit-mid-line FAIL PASS",
+			"codex/single-tool/stall · TIMEOUT", "gemini/plain-text CRASH ·"}}},
+		{map[string]string{"f-verdict": "failing"}, result{"4 of 5 cases shown", []string{"claude/single-tool/stall FAIL ·", "codex/single-tool/exit-mid-line FAIL PASS",
+			"codex/single-tool/stall · TIMEOUT", "gemini/plain-text CRASH ·"}}},
+		{map[string]string{"f-verdict": "new"}, result{"3 of 5 cases shown", []string{"codex/single-tool/exit-mid-line FAIL PASS", "codex/single-tool/stall · TIMEOUT", "gemini/plain-text CRASH ·"}}},
+		{map[string]string{"f-family": "lifecycle"}, result{"5 of 5 cases shown", []string{"claude/plain-text SKIP SKIP", "claude/single-tool/stall FAIL ·",
+			"codex/single-tool/exit-mid-line FAIL PASS", "codex/single-tool/stall · TIMEOUT", "gemini/plain-text SKIP ·"}}},
+		{map[string]string{"f-family": "lifecycle", "f-verdict": "FAIL"}, result{"2 of 5 cases shown", []string{"claude/single-tool/stall FAIL ·", "codex/single-tool/exit-mid-line FAIL PASS"}}},
+		{map[string]string{"f-adapter": "1", "f-verdict": "failing"}, result{"1 of 5 cases shown", []string{"codex/single-tool/stall (·) TIMEOUT"}}},
+		{map[string]string{"f-cli": "codex", "f-version": "0.169.0"}, result{"2 of 5 cases shown", []string{"codex/single-tool/exit-mid-line FAIL PASS", "codex/single-tool/stall · TIMEOUT"}}},
+		{map[string]string{"f-search": "STALL"}, result{"2 of 5 cases shown", []string{"claude/single-tool/stall FAIL ·", "codex/single-tool/stall · TIMEOUT"}}},
+	} {
+		arg, _ := json.Marshal(c.filters)
+		var got result
+		b.eval(filterJS+"("+string(arg)+")", &got)
+		if got.Count != c.want.Count || strings.Join(got.Rows, "\n") != strings.Join(c.want.Rows, "\n") {
+			t.Errorf("filters %v:\n got %s\n%s\nwant %s\n%s", c.filters, got.Count, strings.Join(got.Rows, "\n"), c.want.Count, strings.Join(c.want.Rows, "\n"))
+		}
+	}
+	var title string
+	b.eval(`(function(){ var td = document.querySelector('#m td.exp'); td.dispatchEvent(new MouseEvent('mouseover', {bubbles: true})); return JSON.stringify(td.title); })()`, &title)
+	if want := "FAIL (expected by the baseline) · reference/unified · claude/single-tool/stall"; title != want {
+		t.Errorf("a pointed cell's title %q, want %q", title, want)
+	}
+}
