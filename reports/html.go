@@ -441,8 +441,9 @@ ol.problems{padding-left:1.6rem}#expected summary h2{display:inline}ol.problems>
 // nodes, textContent), never as markup; the only attribute it sets from
 // the data is a source's href, which the server checked (safeURL). A
 // matrix cell's column is its place in the row (after CLI, version and
-// case); the marks new and exp it was written with stay when a family
-// filter recolors it; its title is written when it is pointed at. (No
+// case); its verdict and the marks new and exp it was written with (its
+// class) are kept when a family filter first recolors it; its title is
+// written when it is pointed at. (No
 // comments inside the script: html/template drops them, and the page's
 // CSP holds the hash of the script as written here.)
 const resultsJS = `
@@ -483,7 +484,7 @@ const resultsJS = `
     kv(dl, 'adapter', str(c.ad));
     kv(dl, 'run', run.tool + ', seed ' + run.seed + (run.shard ? ', shard ' + run.shard : '') + (run.started ? ', started ' + run.started : ''));
     if (c.dir) kv(dl, 'kept in', c.dir, 'mono');
-    add(f, dl, el('h3', null, 'Reproduce'), el('pre', null, c.rp), el('h3', null, 'Checks'));
+    add(f, dl, el('h3', null, 'Reproduce'), el('pre', null, c.rp != null ? c.rp : run.rp[0] + c.id + run.rp[1]), el('h3', null, 'Checks'));
     var passed = el('tbody'), skipped = el('ul'), np = 0, ns = 0, ks = d.l[c.k];
     for (var i = 0; i < ks.length; i++) {
       var k = ks[i], cat = d.k[k[0]], v = d.v[k[1]];
@@ -546,12 +547,15 @@ const resultsJS = `
   });
   var lead = 3, letters = {P:'PASS', F:'FAIL', N:'NON-STRICT', C:'CRASH', T:'TIMEOUT', I:'INFORMATIONAL', S:'SKIP', '-':'SKIP'};
   function marks(td){
-    if (td.x == null) td.x = (td.classList.contains('new') ? ' new' : '') + (td.classList.contains('exp') ? ' exp' : '');
+    if (td.x == null) {
+      td.x = (td.classList.contains('new') ? ' new' : '') + (td.classList.contains('exp') ? ' exp' : '');
+      td.v = /\bv-(\S+)/.exec(td.className)[1];
+    }
     return td.x;
   }
   function cellTitle(td){
     var tr = td.parentNode, m = marks(td), th = $('m').tHead.rows[0].cells[td.cellIndex];
-    return td.getAttribute('data-v') + (m.indexOf('exp') >= 0 ? ' (expected by the baseline)' : m.indexOf('new') >= 0 ? ' (new failure)' : '') +
+    return td.v + (m.indexOf('exp') >= 0 ? ' (expected by the baseline)' : m.indexOf('new') >= 0 ? ' (new failure)' : '') +
       ' · ' + th.textContent + ' · ' + tr.getAttribute('data-case');
   }
   function titled(e){
@@ -574,8 +578,8 @@ const resultsJS = `
       for (var k = lead; k < cells.length; k++) {
         var td = cells[k];
         td.hidden = a !== '' && String(k - lead) !== a;
-        if (!td.hasAttribute('data-v')) continue;
-        var v = td.getAttribute('data-v'), m = marks(td);
+        if (!td.hasAttribute('data-d')) continue;
+        var m = marks(td), v = td.v;
         if (fam >= 0) v = letters[td.getAttribute('data-f').charAt(fam)] || 'SKIP';
         td.className = 'c v-' + v + m;
         td.textContent = v === 'INFORMATIONAL' ? 'INFO' : v;
@@ -661,7 +665,7 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 <table id="m">
 <thead><tr><th>CLI</th><th>version</th><th>case</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr data-cli="{{.CLI}}" data-version="{{.Versions}}" data-case="{{.Case}}"><td>{{.CLI}}</td><td>{{if .Version}}{{.Version}}{{else}}<span class="muted">—</span>{{end}}</td><td class="case" title="{{.Description}}">{{.Case}}</td>{{range .Cells}}{{if .Present}}<td class="c v-{{.Verdict}}{{if .New}} new{{end}}{{if .Expected}} exp{{end}}" data-d="{{.Detail}}" data-v="{{.Verdict}}" data-f="{{.Fam}}" tabindex="0">{{label .Verdict}}</td>{{else}}<td class="none" title="not run">·</td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr data-cli="{{.CLI}}" data-version="{{.Versions}}" data-case="{{.Case}}"><td>{{.CLI}}</td><td>{{if .Version}}{{.Version}}{{else}}<span class="muted">—</span>{{end}}</td><td class="case" title="{{.Description}}">{{.Case}}</td>{{range .Cells}}{{if .Present}}<td class="c v-{{.Verdict}}{{if .New}} new{{end}}{{if .Expected}} exp{{end}}" data-d="{{.Detail}}" data-f="{{.Fam}}" tabindex="0">{{label .Verdict}}</td>{{else}}<td class="none" title="not run">·</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
 <p class="muted">A red outline marks a new failure; stripes mark failures the baseline expects; · marks a case the adapter did not run.</p>

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,36 +46,40 @@ type pageData struct {
 	verdict map[conformance.Verdict]int
 }
 
-// dataRun is a run as the details name it.
+// dataRun is a run as the details name it. Reproduce is the run's
+// reproduce command around the case ID, [before, after], when its cases'
+// commands differ only by the ID (a case's own command is then left out).
 type dataRun struct {
-	Column  string `json:"col"`
-	Tool    string `json:"tool"`
-	Seed    string `json:"seed"`
-	Shard   string `json:"shard,omitempty"`
-	Started string `json:"started,omitempty"`
+	Column    string    `json:"col"`
+	Tool      string    `json:"tool"`
+	Seed      string    `json:"seed"`
+	Shard     string    `json:"shard,omitempty"`
+	Started   string    `json:"started,omitempty"`
+	Reproduce [2]string `json:"rp"`
 }
 
-// dataCase is one case's details. Checks names its check list in L, whose
+// dataCase is one case's details (Reproduce only when it is not its
+// run's command for its ID). Checks names its check list in L, whose
 // entries are [catalogue index, verdict index, actual, expected, diff,
 // flags] with the trailing empty ones left out, worst verdict first;
 // flags: 1 expected by the baseline, 2 a new failure.
 type dataCase struct {
-	Run         int    `json:"r"`
-	ID          string `json:"id"`
-	Verdict     string `json:"v"`
-	Duration    string `json:"t"`
-	Agent       string `json:"a,omitempty"`
-	Version     string `json:"ver,omitempty"`
-	Fixture     string `json:"fx,omitempty"`
-	Faults      string `json:"fl,omitempty"`
-	Description int    `json:"ds,omitempty"`
-	Adapter     int    `json:"ad,omitempty"`
-	Reproduce   string `json:"rp"`
-	Dir         string `json:"dir,omitempty"`
-	New         bool   `json:"n,omitempty"`
-	Expected    bool   `json:"e,omitempty"`
-	Checks      int    `json:"k"`
-	Wire        string `json:"w,omitempty"`
+	Run         int     `json:"r"`
+	ID          string  `json:"id"`
+	Verdict     string  `json:"v"`
+	Duration    string  `json:"t"`
+	Agent       string  `json:"a,omitempty"`
+	Version     string  `json:"ver,omitempty"`
+	Fixture     string  `json:"fx,omitempty"`
+	Faults      string  `json:"fl,omitempty"`
+	Description int     `json:"ds,omitempty"`
+	Adapter     int     `json:"ad,omitempty"`
+	Reproduce   *string `json:"rp,omitempty"`
+	Dir         string  `json:"dir,omitempty"`
+	New         bool    `json:"n,omitempty"`
+	Expected    bool    `json:"e,omitempty"`
+	Checks      int     `json:"k"`
+	Wire        string  `json:"w,omitempty"`
 }
 
 func newPageData(base string) *pageData {
@@ -125,16 +130,28 @@ func (d *pageData) run(column string, r *conformance.Results) {
 	if !r.Meta.Started.IsZero() {
 		dr.Started = r.Meta.Started.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
+	for _, c := range r.Cases {
+		if before, after, ok := strings.Cut(c.Reproduce, " --case "+c.ID+" "); ok {
+			dr.Reproduce = [2]string{before + " --case ", " " + after}
+			break
+		}
+	}
 	d.runs[r] = len(d.R)
 	d.R = append(d.R, dr)
 }
+
+// wireTime is the time at the start of a wire line, after its padding.
+var wireTime = regexp.MustCompile(`(?m)^ +(\d+\.\d{3}s )`)
 
 // detail records a cell's case and returns its index.
 func (d *pageData) detail(cell *matrixCell) int {
 	c, r := cell.Case, cell.Run
 	dc := dataCase{Run: d.runs[r], ID: c.ID, Verdict: string(c.Verdict), Duration: fmt.Sprintf("%.3fs", c.Duration), Agent: c.Agent,
 		Version: caseVersion(c), Fixture: c.Fixture, Faults: c.Faults, Description: d.str(c.Description), Adapter: d.str(c.Adapter),
-		Reproduce: c.Reproduce, Dir: c.Dir, New: cell.New, Expected: cell.Expected, Wire: c.Wire}
+		Dir: c.Dir, New: cell.New, Expected: cell.Expected, Wire: wireTime.ReplaceAllString(c.Wire, "$1")}
+	if rp := d.R[dc.Run].Reproduce; c.Reproduce != rp[0]+c.ID+rp[1] {
+		dc.Reproduce = &c.Reproduce
+	}
 	list := [][]any{}
 	checks := append([]conformance.CheckResult(nil), c.Checks...)
 	sort.SliceStable(checks, func(i, j int) bool { return rankOf(checks[i].Verdict) > rankOf(checks[j].Verdict) })

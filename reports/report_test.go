@@ -218,6 +218,12 @@ func TestResultsHTML(t *testing.T) {
 	if !sawDiff || !sawSource {
 		t.Errorf("exit-mid-line details: diff %v, requirement and source %v: %+v", sawDiff, sawSource, data.L[exit.Checks])
 	}
+	// The reproduce command is its run's, around the case ID.
+	for _, c := range data.D {
+		if rp := data.R[c.R].Rp; c.Rp != nil || rp != [2]string{"agentconform run --case ", " --seed 7 --keep"} {
+			t.Errorf("%s: reproduce %v, run's %q", c.ID, c.Rp, rp)
+		}
+	}
 	// Every present cell points at details.
 	cells := regexp.MustCompile(`data-d="(\d+)"`).FindAllStringSubmatch(markup, -1)
 	for _, c := range cells {
@@ -237,7 +243,10 @@ type testPageData struct {
 	V []string
 	S []string
 	K [][]any
-	R []struct{ Col string }
+	R []struct {
+		Col string
+		Rp  [2]string
+	}
 	L [][][]any
 	D []testPageCase
 }
@@ -246,8 +255,9 @@ type testPageData struct {
 type testPageCase struct {
 	R      int
 	ID     string
-	Checks int    `json:"k"`
-	Wire   string `json:"w"`
+	Checks int     `json:"k"`
+	Wire   string  `json:"w"`
+	Rp     *string `json:"rp"`
 }
 
 func (d *testPageData) str(v any) string {
