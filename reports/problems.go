@@ -43,7 +43,8 @@ type Problem struct {
 }
 
 // Consequence is one check failing as a consequence of a problem, in some
-// of the problem's cases (see Consequences).
+// of the problem's cases (the package documentation says which follow
+// from which).
 type Consequence struct {
 	// Check is the check that fails as a consequence.
 	Check string `json:"check"`
@@ -57,7 +58,7 @@ type Consequence struct {
 // expect.
 func (p *Problem) New() int { return len(p.Cases) - len(p.Expected) }
 
-// Consequences are the "follows from" relation: a failure of a check
+// consequences are the "follows from" relation: a failure of a check
 // named in Followers, in a case where Primary fails too, follows from that
 // failure and is shown under its problem. It does so only when its
 // reason never shows up without the primary: if the same check fails for
@@ -65,7 +66,7 @@ func (p *Problem) New() int { return len(p.Cases) - len(p.Expected) }
 // primary did not cause it, and it stays a problem of its own in every
 // case it fails in, so that a bug of its own is never hidden under
 // another.
-var Consequences = []struct {
+var consequences = []struct {
 	// Primary is the check whose failure explains the others.
 	Primary string
 	// Followers are the checks whose failure it explains.
@@ -136,7 +137,7 @@ func Reason(c *conformance.CaseResult, k conformance.CheckResult) string {
 	seen := map[string]bool{}
 	for _, line := range strings.Split(k.Actual, "\n") {
 		n := normaliseLine(line, names, c.Agent)
-		if n == "" && line != "" || seen[n] {
+		if seen[n] {
 			continue
 		}
 		seen[n] = true
@@ -223,17 +224,18 @@ func isNameByte(c byte) bool {
 	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// failureRef is one failing check of one case.
+// failureRef is one failing check of one case, with its Reason and the
+// key of its problem (check, verdict, reason).
 type failureRef struct {
-	c   *conformance.CaseResult
-	k   conformance.CheckResult
-	key string
+	c           *conformance.CaseResult
+	k           conformance.CheckResult
+	reason, key string
 }
 
 // Problems groups the failures of a run (the verdicts its strictness
 // fails) into problems: one per check, verdict and Reason, with the
-// failures that follow from another in the same case (Consequences)
-// under that one's problem. They are ordered by how many cases each
+// failures that follow from another in the same case (see the package
+// documentation) under that one's problem. They are ordered by how many cases each
 // touches, most first, then by check and reason.
 func Problems(r *conformance.Results) []*Problem {
 	strict := r.Meta.Strict
@@ -248,7 +250,8 @@ func Problems(r *conformance.Results) []*Problem {
 			if failing[c] == nil {
 				failing[c] = map[string]int{}
 			}
-			f := failureRef{c: c, k: k, key: k.Check + "\x00" + string(k.Verdict) + "\x00" + Reason(c, k)}
+			reason := Reason(c, k)
+			f := failureRef{c: c, k: k, reason: reason, key: k.Check + "\x00" + string(k.Verdict) + "\x00" + reason}
 			failing[c][k.Check] = len(all)
 			byKey[f.key] = append(byKey[f.key], len(all))
 			all = append(all, f)
@@ -259,7 +262,7 @@ func Problems(r *conformance.Results) []*Problem {
 	why := make([]string, len(all))
 	for i, f := range all {
 		primaryOf[i] = -1
-		for _, rel := range Consequences {
+		for _, rel := range consequences {
 			if !containsString(rel.Followers, f.k.Check) {
 				continue
 			}
@@ -285,13 +288,11 @@ func Problems(r *conformance.Results) []*Problem {
 	problems := map[string]*Problem{}
 	owner := make([]*Problem, len(all))
 	var order []*Problem
-	for i, f := range all {
-		if primaryOf[i] >= 0 {
-			continue
-		}
+	own := func(i int) {
+		f := all[i]
 		p := problems[f.key]
 		if p == nil {
-			p = &Problem{Check: f.k.Check, Verdict: f.k.Verdict, Reason: Reason(f.c, f.k)}
+			p = &Problem{Check: f.k.Check, Verdict: f.k.Verdict, Reason: f.reason}
 			problems[f.key] = p
 			order = append(order, p)
 		}
@@ -302,6 +303,11 @@ func Problems(r *conformance.Results) []*Problem {
 		owner[i] = p
 		if better(f, p) {
 			p.example, p.result = f.c, f.k
+		}
+	}
+	for i := range all {
+		if primaryOf[i] < 0 {
+			own(i)
 		}
 	}
 	// Consequences join the problem of their primary (following chains).
@@ -324,6 +330,13 @@ func Problems(r *conformance.Results) []*Problem {
 				cons = &p.Follows[len(p.Follows)-1]
 			}
 			cons.Cases = append(cons.Cases, f.c.ID)
+		}
+	}
+	// One whose chain never reaches a problem (a cycle) is a problem of
+	// its own: no failure goes missing.
+	for i := range all {
+		if owner[i] == nil {
+			own(i)
 		}
 	}
 	for _, p := range order {

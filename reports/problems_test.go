@@ -221,6 +221,27 @@ func TestProblems(t *testing.T) {
 	if ps := Problems(&conformance.Results{}); len(ps) != 0 {
 		t.Errorf("an empty run has problems: %v", ps)
 	}
+	// A relation with a cycle loses no failure: each is then its own.
+	saved := consequences
+	defer func() { consequences = saved }()
+	consequences = append(consequences[:0:0], saved...)
+	consequences = append(consequences, struct {
+		Primary   string
+		Followers []string
+		Why       string
+	}{Primary: "lossless/usage", Followers: []string{"lifecycle/ending-delivered"}, Why: "a cycle"})
+	r = lostTailRun()
+	ps = Problems(r)
+	n = 0
+	for _, p := range ps {
+		n += len(p.Cases)
+		for _, f := range p.Follows {
+			n += len(f.Cases)
+		}
+	}
+	if n != len(r.Gate.New) {
+		t.Errorf("with a cycle, the problems hold %d failures of %d", n, len(r.Gate.New))
+	}
 }
 
 // TestMarkdownProblems: the Markdown report leads with the problems, the
