@@ -276,7 +276,7 @@ func TestPublishedExampleDraws(t *testing.T) {
 		t.Errorf("a click did not open the case's details: %+v", open)
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
-	t.Logf("published example: %s, %.2f MB; load average %s", page[strings.LastIndex(page, "reports"):], float64(st.Size())/(1<<20), strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
+	t.Logf("published example: %s, %d bytes; load average %s", page[strings.LastIndex(page, "reports"):], st.Size(), strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 	for i, l := range lines {
 		t.Logf("  run %d: %s", i+1, l)
 	}
