@@ -65,8 +65,8 @@ func TestReasonNormalises(t *testing.T) {
 			{"claude/multi-turn/resume", "claude --print: started a new session, 01a21010-bc0a-7ce2-b3a5-9049e522052e"}},
 		{{"claude/tool-error", "tool call 1 (Bash toolu_mock_001): result \"x\" not handed on"},
 			{"claude/subscription", "tool call 2 (Bash toolu_01aEYy3WgOx1Gl7wGSzxWJkZ): result \"y\" not handed on"}},
-		{{"codex/single-tool/line-65536", "the line of 65536 bytes at /tmp/agentconform-run-1/codex_single-tool_line-65536/out was cut (codex/single-tool/line-65536)"},
-			{"codex/single-tool/line-1048576", "the line of 1048576 bytes at /tmp/agentconform-run-2/codex_single-tool_line-1048576/out was cut (codex/single-tool/line-1048576)"}},
+		{{"codex/single-tool/line-65536", "the line of 65536 bytes at /builds/ci/run-1/codex_single-tool_line-65536/out was cut (codex/single-tool/line-65536)"},
+			{"codex/single-tool/line-1048576", "the line of 1048576 bytes at /builds/ci/run-2/codex_single-tool_line-1048576/out was cut (codex/single-tool/line-1048576)"}},
 		{{"claude/multi-turn", "cost not handed on: total_cost_usd 0.00108\ncost not handed on: total_cost_usd 0.00108"},
 			{"claude/plain-text", "cost not handed on: total_cost_usd 0.00116"}},
 	}
