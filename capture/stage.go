@@ -46,24 +46,14 @@ var stageUnset = []string{
 }
 
 // Playable reports whether a driver other than capture can play
-// scenario with cli: the scenario applies to the CLI and drives it over
-// stdio as headless runs are driven (not an app-server or ACP session,
-// which has clients of its own).
+// scenario with cli: the scenario applies to the CLI, so the mock has a
+// script of the model's side of it (whoever drives the CLI: a headless
+// run, an app-server or ACP client).
 func Playable(cli, scenario string) bool {
 	for _, sc := range Scenarios() {
-		if sc.Name != scenario {
-			continue
+		if sc.Name == scenario {
+			return sc.Supports(cli)
 		}
-		p := sc.plan(cli)
-		if p == nil || p.appServer != nil {
-			return false
-		}
-		for _, pr := range p.procs {
-			if pr.acp != nil {
-				return false
-			}
-		}
-		return true
 	}
 	return false
 }

@@ -86,12 +86,16 @@ func (r *RealCLIs) forReal(cases []*Case) []*Case {
 
 // plan says how c plays on its real CLI, or why it cannot.
 func (r *RealCLIs) plan(c *Case) (*realCase, string) {
-	bin := r.Binaries[c.Agent]
+	cli := realCLIOf[c.Agent]
+	if cli == "" {
+		cli = c.Agent
+	}
+	bin := r.Binaries[cli]
 	switch {
 	case c.Unavailable != "":
 		return nil, c.Unavailable
 	case bin == nil:
-		return nil, fmt.Sprintf("no real %s was found (put it on PATH, name it with --%s-path, or install it with --install)", c.Agent, c.Agent)
+		return nil, fmt.Sprintf("no real %s was found (put it on PATH, name it with --%s-path, or install it with --install)", cli, cli)
 	case c.Transcript != "":
 		return nil, "it replays a transcript file, which only a fake can"
 	case c.Fixture == "" || strings.Count(c.Fixture, "/") != 1:
@@ -104,8 +108,12 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 		return nil, "it resumes a session seeded in the fakes' store"
 	}
 	scenario := path.Base(c.Fixture)
-	if !capture.Playable(c.Agent, scenario) {
-		return nil, fmt.Sprintf("the mock model API has no script of %s for %s", scenario, c.Agent)
+	if scenario == "acp-permission" {
+		// Captured twice, one run per answer: the policy picks the run.
+		scenario += "-" + c.Permission
+	}
+	if !capture.Playable(cli, scenario) {
+		return nil, fmt.Sprintf("the mock model API has no script of %s for %s", scenario, cli)
 	}
 	live := realFaults(c.Faults)
 	if err := faults.LiveSupported(live); err != nil {
@@ -113,6 +121,10 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 	}
 	return &realCase{bin: bin, scenario: scenario, faults: live}, ""
 }
+
+// realCLIOf is the CLI that serves the JSON-RPC surfaces' agents:
+// `codex app-server` and `gemini --acp`.
+var realCLIOf = map[string]string{AgentAppServer: "codex", AgentGeminiACP: "gemini"}
 
 // realFaults is a case's fault spec less the process faults a real CLI
 // plays itself: its npm launcher is the real one.
@@ -170,14 +182,14 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 		}
 	}
 	conf := filepath.Join(dir, "real.json")
-	err = realcli.WriteConfig(conf, &realcli.Config{CLI: c.Agent, Path: rc.bin.Path, Version: rc.bin.Version,
+	err = realcli.WriteConfig(conf, &realcli.Config{CLI: rc.bin.CLI, Path: rc.bin.Path, Version: rc.bin.Version,
 		Env: st.Env, Unset: st.Unset, Faults: rc.faults, Seed: caseSeed(cfg, c), Deadline: deadline})
 	if err != nil {
 		st.Close()
 		return nil, nil, err
 	}
 	done = func(o *Observation) {
-		o.Real = &RealRun{CLI: c.Agent, Version: rc.bin.Version, Scenario: rc.scenario,
+		o.Real = &RealRun{CLI: rc.bin.CLI, Version: rc.bin.Version, Scenario: rc.scenario,
 			ModelRequests: len(st.Requests()), Leaks: st.Leaks()}
 		st.Close()
 	}
