@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -189,8 +190,16 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 		return nil, nil, err
 	}
 	done = func(o *Observation) {
+		reqs := st.Requests()
 		o.Real = &RealRun{CLI: rc.bin.CLI, Version: rc.bin.Version, Scenario: rc.scenario,
-			ModelRequests: len(st.Requests()), Leaks: st.Leaks()}
+			ModelRequests: len(reqs), Leaks: st.Leaks()}
+		if cfg.Keep {
+			// What the mock model API was asked, beside the fakes' log:
+			// which scripted answer each request got.
+			if b, err := json.MarshalIndent(reqs, "", "  "); err == nil {
+				os.WriteFile(filepath.Join(dir, "model-requests.json"), b, 0o644)
+			}
+		}
 		st.Close()
 	}
 	return []string{realcli.EnvConfig + "=" + conf}, done, nil
