@@ -37,6 +37,7 @@ type relay struct {
 	log    *obsLog
 	live   *faults.Live
 	resume string
+	rpc    resumeWatch // codex app-server's thread/resume refusals
 
 	mu        sync.Mutex // guards what the summary reads (the log has a lock of its own)
 	lines     int        // stdout lines of the CLI
@@ -145,6 +146,9 @@ func (r *relay) stdout(from *os.File) {
 			r.mu.Unlock()
 			if announce {
 				r.log.log("session", "session", r.session, "resumed", r.resume != "" && r.session == r.resume)
+			}
+			for _, rec := range r.rpc.server(line) {
+				r.log.log(rec.kind, rec.kv...)
 			}
 			n, werr := r.live.Line(line)
 			r.log.log("out", "bytes", n, "line", 0)

@@ -56,6 +56,7 @@ func (s *stdinRelay) pump(from io.Reader) {
 			if text[len(text)-1] == '\n' {
 				text = text[:len(text)-1]
 			}
+			s.r.rpc.client(line)
 			s.mu.Lock()
 			s.written += int64(len(line))
 			s.pending = append(s.pending, stdinLine{text: string(text), at: at, end: s.written})
