@@ -37,6 +37,8 @@ func wrap(cfg *Config, args []string) int {
 	stdinTTY := isTerminal(os.Stdin)
 	log.log("start", "cli", cfg.CLI, "argv", argv, "env", envMarks(), "cwd", cwd,
 		"transcript", "real:"+cfg.CLI+"@"+cfg.Version, "stdin_tty", stdinTTY, "ppid", os.Getppid())
+	// Written at once: a signal may end the wrapper any moment from now.
+	log.flush()
 	// The wire copy exists from the start, as a fake's does: the runner
 	// sees a CLI by it, one still loading too.
 	if dir := os.Getenv(fakecli.EnvWire); dir != "" {
