@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -32,7 +33,10 @@ type Stage struct {
 	// Home is the throwaway home.
 	Home string
 
-	env *runEnv
+	env  *runEnv
+	bin  *Binary
+	plan *plan
+	o    Options
 }
 
 // stageUnset are the variables a driver's environment may carry that
@@ -75,7 +79,7 @@ func OpenStage(bin *Binary, scenario string, o Options) (*Stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Stage{CLI: bin.CLI, Scenario: scenario, Unset: stageUnset, Files: p.files, Home: env.sb.Home, env: env}
+	st := &Stage{CLI: bin.CLI, Scenario: scenario, Unset: stageUnset, Files: p.files, Home: env.sb.Home, env: env, bin: bin, plan: p, o: o}
 	for _, kv := range env.sb.Env {
 		if !strings.HasPrefix(kv, "PATH=") {
 			st.Env = append(st.Env, kv)
@@ -93,3 +97,31 @@ func (s *Stage) Leaks() []string { return s.env.tr.hits() }
 
 // Close stops the mock and the trap and removes the home.
 func (s *Stage) Close() { s.env.close() }
+
+// Prime runs the scenario's first turn in dir, as capture drives it (the
+// first process; Claude's process with its first user message only), so
+// that the CLI's session store holds a session of dir whose first turn is
+// done, as a user's earlier run leaves one; it returns that session (or
+// thread) id, for a driver to resume. The mock's script answers the
+// resumed turn next: it reads the conversation from the history.
+func (s *Stage) Prime(ctx context.Context, dir string) (string, error) {
+	if len(s.plan.procs) == 0 {
+		return "", fmt.Errorf("capture: scenario %s runs no headless process to prime a session with", s.Scenario)
+	}
+	pr := s.plan.procs[0]
+	if len(pr.turns) > 1 {
+		pr.turns = pr.turns[:1]
+	}
+	pr.interrupt = interruptNone
+	sb := *s.env.sb
+	sb.Project = dir
+	d := &driver{cli: s.CLI, p: pr}
+	_, proc, err := d.run(ctx, s.bin, &sb, s.env.red, "", s.o)
+	if err != nil {
+		return "", fmt.Errorf("capture: priming a session of %s with %s: %w", s.Scenario, s.CLI, err)
+	}
+	if d.rawSession == "" || proc.Exit != 0 {
+		return "", fmt.Errorf("capture: priming a session of %s with %s: the CLI announced no session (exit %d)", s.Scenario, s.CLI, proc.Exit)
+	}
+	return d.rawSession, nil
+}

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -56,6 +57,11 @@ type realCase struct {
 	// faults are the live faults the wrapper applies (the case's, less
 	// those the real CLI's own process tree stands for).
 	faults string
+	// prime runs the scenario's first turn with the real CLI before the
+	// adapter starts, twice: the case resumes the first session, and the
+	// second is the younger decoy of the fakes' seeds (the one --continue,
+	// resume --last or --resume latest would take).
+	prime bool
 }
 
 // Version returns the version of the real cli, or "".
@@ -105,9 +111,10 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 		return nil, "it paces or stalls the CLI's output, which only a fake can"
 	case c.Expect.IgnoresSIGTERM:
 		return nil, "the CLI must ignore SIGTERM, which only a fake can make it"
-	case len(c.Sessions) > 0 && c.Resume == resumeID:
-		return nil, "it resumes a session seeded in the fakes' store"
 	}
+	// A case that resumes a session of an earlier run (its first turn
+	// done) gets one from the real CLI itself: the stage primes it.
+	prime := len(c.Sessions) > 0 && c.Resume == resumeID
 	scenario := path.Base(c.Fixture)
 	if scenario == "acp-permission" {
 		// Captured twice, one run per answer: the policy picks the run.
@@ -120,7 +127,7 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 	if err := faults.LiveSupported(live); err != nil {
 		return nil, err.Error()
 	}
-	return &realCase{bin: bin, scenario: scenario, faults: live}, ""
+	return &realCase{bin: bin, scenario: scenario, faults: live, prime: prime}, ""
 }
 
 // realCLIOf is the CLI that serves the JSON-RPC surfaces' agents:
@@ -181,6 +188,19 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 			st.Close()
 			return nil, nil, fmt.Errorf("case %s: seeding %s: %w", c.ID, rel, err)
 		}
+	}
+	if rc.prime {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		defer cancel()
+		id, err := st.Prime(ctx, work)
+		if err == nil {
+			_, err = st.Prime(ctx, work) // the decoy, younger
+		}
+		if err != nil {
+			st.Close()
+			return nil, nil, fmt.Errorf("case %s: %w", c.ID, err)
+		}
+		c.Resume = id
 	}
 	conf := filepath.Join(dir, "real.json")
 	err = realcli.WriteConfig(conf, &realcli.Config{CLI: rc.bin.CLI, Path: rc.bin.Path, Version: rc.bin.Version,
