@@ -349,6 +349,7 @@ func Scenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
+		unicodeScenario(),
 	}, append(append(append(controlScenarios(), quirkScenarios()...), appServerScenarios()...), acpScenarios()...)...)
 }
 

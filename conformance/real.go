@@ -116,6 +116,9 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 	// done) gets one from the real CLI itself: the stage primes it.
 	prime := len(c.Sessions) > 0 && c.Resume == resumeID
 	scenario := path.Base(c.Fixture)
+	if alias := scenarioAlias[cli+"/"+scenario]; alias != "" {
+		scenario = alias
+	}
 	if scenario == "acp-permission" {
 		// Captured twice, one run per answer: the policy picks the run.
 		scenario += "-" + c.Permission
@@ -128,6 +131,15 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 		return nil, err.Error()
 	}
 	return &realCase{bin: bin, scenario: scenario, faults: live, prime: prime}, ""
+}
+
+// scenarioAlias names the capture scenario a fixture was captured from
+// where the names differ: the api-error fixtures are the captures of a
+// model API answering 401 (Claude) or 400 (Codex, Gemini CLI).
+var scenarioAlias = map[string]string{
+	"claude/api-error": "api-error-401",
+	"codex/api-error":  "api-error-400",
+	"gemini/api-error": "api-error-400",
 }
 
 // realCLIOf is the CLI that serves the JSON-RPC surfaces' agents:
