@@ -181,7 +181,9 @@ func NewTree(m Match, root Proc, redact func(string) string) *Tree {
 	return t
 }
 
-// Root is the CLI process as the tree last saw it running.
+// Root is the CLI process as the tree last saw it running: its command
+// line and descriptors are the last seen (a sight during its exec is
+// corrected by the next).
 func (t *Tree) Root() Proc {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -204,7 +206,7 @@ func (t *Tree) Snapshot(when string) (Snapshot, []Proc, error) {
 	for _, p := range ps {
 		if p.PID == t.root.PID && p.Start == t.root.Start {
 			snap.CLIRunning = true
-			t.root.Argv = p.Argv // the program it runs now (after an exec)
+			t.root = p // the program it runs now (after an exec), its descriptors
 			continue
 		}
 		t.label(p)
@@ -229,7 +231,7 @@ func (t *Tree) Observe() error {
 	sort.Slice(ps, func(i, j int) bool { return ps[i].PID < ps[j].PID })
 	for _, p := range ps {
 		if p.PID == t.root.PID && p.Start == t.root.Start {
-			t.root.Argv = p.Argv // the program it runs now (after an exec)
+			t.root = p // the program it runs now (after an exec), its descriptors
 			t.argv[p.PID] = p.Argv
 			continue
 		}
