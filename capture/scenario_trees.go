@@ -13,9 +13,11 @@ import (
 // The commands of the process-tree scenarios: a background process that
 // ignores SIGTERM, SIGINT and SIGHUP (its output sent away, so that only
 // the signals differ), and one that keeps the command's stdout and stderr
-// open (and writes to them later).
+// open (and writes to them later). The first is a subshell, not sh -c:
+// Gemini CLI 0.61.0 takes a leading "sh -c" off a command (its
+// stripShellWrapper), which left a command that could not run.
 const (
-	bgIgnoring = `sh -c 'trap "" TERM INT HUP; exec sleep 120' >/dev/null 2>&1 &`
+	bgIgnoring = `(trap "" TERM INT HUP; exec sleep 120) >/dev/null 2>&1 &`
 	bgHolding  = `(sleep 30; echo late) &`
 )
 
