@@ -237,16 +237,6 @@ var brokenAdapters = []brokenAdapter{
 		want: merge(each([]string{"claude/single-tool/watchdog", "codex/single-tool/watchdog"}, NonStrict, "lifecycle/watchdog"),
 			each([]string{"codex/single-tool/watchdog"}, Fail, "lifecycle/reaps-cli"))},
 
-	// lifecycle: process trees
-	// What the CLI left in its process group outlives the adapter.
-	{bug: broken.PidOnly, cases: []string{"claude/single-tool/tool-ignores-sigterm", "codex/single-tool/tool-ignores-sigterm",
-		"claude/single-tool/grandchild-holds-stdout", "codex/single-tool/grandchild-holds-stdout", "codex/interrupt/npm-launcher", "claude/interrupt/npm-launcher", "codex/plain-text"},
-		want: each([]string{"claude/single-tool/tool-ignores-sigterm", "codex/single-tool/tool-ignores-sigterm",
-			"claude/single-tool/grandchild-holds-stdout", "codex/single-tool/grandchild-holds-stdout"}, Fail, "lifecycle/no-stray-process")},
-	// The end of stdout never comes while the grandchild holds it.
-	{bug: broken.WaitEOF, cases: []string{"codex/single-tool/grandchild-holds-stdout", "codex/single-tool/tool-ignores-sigterm", "codex/plain-text"},
-		want: each([]string{"codex/single-tool/grandchild-holds-stdout"}, Timeout, "output/records")},
-
 	// forward
 	{bug: broken.StrictTypes, cases: []string{"codex/single-tool/unknown-type", "codex/single-tool/unknown-field", "codex/single-tool/unknown-block", "codex/single-tool"},
 		want: each([]string{"codex/single-tool/unknown-type", "codex/single-tool/unknown-field", "codex/single-tool/unknown-block"}, Fail, "forward/no-crash", "lifecycle/reports-success")},
@@ -420,7 +410,7 @@ var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.S
 	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt, broken.ChunkLines,
 	broken.NoRestart, broken.RestartNewSession,
 	broken.AllowNoInput, broken.DenyNoMessage, broken.ResultTextOnly, broken.ThinkingAsText, broken.FirstBlockPerMessage,
-	broken.NoWatchdog, broken.WatchdogNoStop, broken.PidOnly, broken.WaitEOF}
+	broken.NoWatchdog, broken.WatchdogNoStop}
 
 // TestEnvelopeNeverSent shows that control/interrupt-envelope does not
 // judge a case whose interrupt the runner never got to send (the turn

@@ -606,12 +606,8 @@ func (n *naive) codexTurn(ctx context.Context, prompt string, interrupts <-chan 
 	idle := p.idle()
 	defer idle.Stop()
 	// Once the CLI has exited, what it left in its group is killed and
-	// stdout gets a moment to end: a process that inherited it may hold it
-	// open (WaitEOF: the bug, waiting for its end whatever happens).
+	// stdout gets a moment to end.
 	exited := p.exited
-	if n.bug == WaitEOF {
-		exited = nil
-	}
 	var eofGrace <-chan time.Time
 	// stopNow ends the process at once: SIGKILL, or with SigtermOnly
 	// SIGTERM and no waiting for it.
@@ -761,7 +757,6 @@ type cliProc struct {
 	exited   chan struct{}
 	err      error
 	lastRead atomic.Int64 // UnixNano of the last read from stdout
-	pidOnly  bool         // PidOnly: signals go to the process alone
 
 	stdinMu sync.Mutex
 	stdin   io.WriteCloser
@@ -785,7 +780,7 @@ func (n *naive) startCLI(name string, args []string, stdin bool) (*cliProc, erro
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = n.cwd, n.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &cliProc{name: name, cmd: cmd, lines: make(chan outLine, 64), exited: make(chan struct{}), pidOnly: n.bug == PidOnly}
+	p := &cliProc{name: name, cmd: cmd, lines: make(chan outLine, 64), exited: make(chan struct{})}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
@@ -959,24 +954,19 @@ func (p *cliProc) closeStdin() {
 	}
 }
 
-// signal sends sig to the process group (PidOnly: to the process alone),
-// unless the process is reaped.
+// signal sends sig to the process group, unless the process is reaped.
 func (p *cliProc) signal(sig syscall.Signal) {
 	select {
 	case <-p.exited:
 	default:
-		if p.pidOnly {
-			syscall.Kill(p.cmd.Process.Pid, sig)
-			return
-		}
 		syscall.Kill(-p.cmd.Process.Pid, sig)
 	}
 }
 
 // reapGroup kills what is left of the CLI's process group once the CLI
-// has exited (what its tools left behind), unless the bug is PidOnly.
+// has exited.
 func (n *naive) reapGroup(p *cliProc) {
-	if n.bug != PidOnly && p.wait(-1) {
+	if p.wait(-1) {
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
