@@ -107,7 +107,9 @@ func (w *ObservationWriter) Log(kind string, kv ...any) { w.o.log(kind, kv...) }
 
 // LogAt is Log with the record's time given (since start): a stdin line
 // is stamped with when it arrived, not when it was found read.
-func (w *ObservationWriter) LogAt(at time.Duration, kind string, kv ...any) { w.o.logAt(at, kind, kv...) }
+func (w *ObservationWriter) LogAt(at time.Duration, kind string, kv ...any) {
+	w.o.logAt(at, kind, kv...)
+}
 
 // Flush writes the buffered records, each whole.
 func (w *ObservationWriter) Flush() { w.o.flush() }
