@@ -66,9 +66,11 @@ func judgeStdinClosed(o *Observation) Outcome {
 	closed, rejected, stopped := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, r := range o.Fake {
 		switch {
-		case r.Kind == "stdin_closed", r.Kind == "stdin_unread":
+		case r.Kind == "stdin_closed", r.Kind == "stdin_unread", r.Kind == "stdin_closed_unread":
 			// stdin_unread: a CLI that reads no stdin (codex exec resume
-			// with a prompt) does not wait for its EOF.
+			// with a prompt) does not wait for its EOF. stdin_closed_unread:
+			// the adapter closed it, and the CLI ended before it read to
+			// the end (a real CLI stopped while it was loading).
 			closed[r.PID] = true
 		case r.Kind == "flags_error":
 			rejected[r.PID] = true

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentconform/agentconform/capture"
+	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/fakecli/faults"
 	"github.com/agentconform/agentconform/realcli"
 )
@@ -283,7 +285,10 @@ func realOutcome(c *Case, o *Observation) (*Case, string) {
 	for _, s := range o.turnStarts() {
 		for _, r := range o.Fake {
 			if r.PID == s.PID && r.Kind == "exit" && (r.Signal != "" || r.Code != nil && *r.Code != 0) {
-				exitedBadly = true
+				// A CLI that exits non-zero failed, whatever it wrote
+				// (text output says nothing else of a failure).
+				exitedBadly, failed = true, true
+				why = append(why, fmt.Sprintf("%s exited %s", strings.Join(s.Argv[:min(2, len(s.Argv))], " "), exitText(r)))
 			}
 		}
 	}
@@ -309,3 +314,14 @@ func RealRunName(adapter string) string { return adapter + RealRunMark }
 // FakeRunName is the name of the run on the fakes paired with a run
 // named name on the real CLIs.
 func FakeRunName(name string) string { return strings.TrimSuffix(name, RealRunMark) }
+
+// exitText says how an exit record's process ended.
+func exitText(r fakecli.Observation) string {
+	if r.Signal != "" {
+		return "by " + r.Signal
+	}
+	if r.Code != nil {
+		return strconv.Itoa(*r.Code)
+	}
+	return "somehow"
+}

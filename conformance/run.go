@@ -669,7 +669,11 @@ func wireExcerpt(o *Observation) string {
 		}
 	}
 	for _, l := range o.Leftover {
-		fmt.Fprintf(&b, "left running after the adapter exited: pid %d: %s\n", l.PID, clip(strings.Join(l.Argv, " "), 300))
+		what := "left running after the adapter exited"
+		if l.Tool {
+			what = "left running by a tool of the real CLI, in a session of its own (not the adapter's)"
+		}
+		fmt.Fprintf(&b, "%s: pid %d: %s\n", what, l.PID, clip(strings.Join(l.Argv, " "), 300))
 	}
 	fmt.Fprintf(&b, "adapter: %d events, exit %d%s after %.3fs\n", len(o.Events), o.ExitCode, map[bool]string{true: " (" + o.ExitSignal + ")", false: ""}[o.ExitSignal != ""], o.Duration.Seconds())
 	if len(o.Stderr) > 0 {

@@ -222,3 +222,19 @@ func (w *resumeWatch) server(line []byte) []record {
 	}
 	return []record{{"session_error", []any{"message", m.Error.Message, "session", thread, "reason", "not_found"}}}
 }
+
+// codexTextSession is the line in which Codex, asked for human-readable
+// output (exec without --json), names its thread on stderr.
+var codexTextSession = regexp.MustCompile(`(?m)^session id: ([0-9a-fA-F-]{36})\s*$`)
+
+// stderrSession returns the session a CLI's stderr so far announces:
+// Codex's "session id: X" header of exec without --json; "" for none.
+func stderrSession(cli string, stderr []byte) string {
+	if cli != "codex" {
+		return ""
+	}
+	if m := codexTextSession.FindSubmatch(stderr); m != nil {
+		return string(m[1])
+	}
+	return ""
+}

@@ -48,3 +48,16 @@ func TestRefusals(t *testing.T) {
 		}
 	}
 }
+
+func TestStderrSession(t *testing.T) {
+	header := "OpenAI Codex v0.171.0\n--------\nworkdir: /w\nmodel: gpt-5.5\nsession id: 01a2106b-3e44-78a3-8704-3e0820d03feb\n--------\nuser\nhi\n"
+	if got := stderrSession("codex", []byte(header)); got != "01a2106b-3e44-78a3-8704-3e0820d03feb" {
+		t.Errorf("codex header: %q", got)
+	}
+	if got := stderrSession("codex", []byte("session id: 01a2106b-3e44")); got != "" {
+		t.Errorf("a cut line: %q", got)
+	}
+	if got := stderrSession("claude", []byte(header)); got != "" {
+		t.Errorf("claude: %q", got)
+	}
+}

@@ -178,7 +178,16 @@ func (r *relay) stderr(from *os.File) {
 			if len(r.stderrBuf) > stderrTailMax {
 				r.stderrBuf = r.stderrBuf[len(r.stderrBuf)-stderrTailMax:]
 			}
+			announce := ""
+			if r.session == "" {
+				if id := stderrSession(r.cfg.CLI, r.stderrBuf); id != "" {
+					r.session, announce = id, id
+				}
+			}
 			r.mu.Unlock()
+			if announce != "" {
+				r.log.log("session", "session", announce, "resumed", r.resume != "" && announce == r.resume)
+			}
 			k, werr := r.live.Stderr(buf[:n])
 			r.log.log("err", "bytes", k, "line", 0)
 			r.log.flush()

@@ -130,11 +130,18 @@ func (s *stdinRelay) logRead() (done bool) {
 }
 
 // settle logs what the CLI read before it ended; lines still in the pipe
-// never reached it.
+// never reached it. An end of stdin the CLI never came to read (it ended
+// first) is logged as stdin_closed_unread: the adapter did close it.
 func (s *stdinRelay) settle() {
 	if s.kick == nil {
 		return
 	}
 	s.logRead()
+	s.mu.Lock()
+	if s.closed && !s.loggedEOF {
+		s.r.log.logAt(s.closedAt, "stdin_closed_unread")
+		s.loggedEOF = true
+	}
+	s.mu.Unlock()
 	s.watch.Close()
 }

@@ -36,7 +36,7 @@ func wrap(cfg *Config, args []string) int {
 	cwd, _ := os.Getwd()
 	stdinTTY := isTerminal(os.Stdin)
 	log.log("start", "cli", cfg.CLI, "argv", argv, "env", envMarks(), "cwd", cwd,
-		"transcript", "real:"+cfg.CLI+"@"+cfg.Version, "stdin_tty", stdinTTY, "ppid", os.Getppid())
+		"transcript", "real:"+cfg.CLI+"@"+cfg.Version, "stdin_tty", stdinTTY, "ppid", os.Getppid(), "sid", sessionOf0())
 	// Written at once: a signal may end the wrapper any moment from now.
 	log.flush()
 	// The wire copy exists from the start, as a fake's does: the runner
@@ -98,7 +98,7 @@ func wrap(cfg *Config, args []string) int {
 	}
 
 	cli := exec.Command(cfg.Path, args...)
-	cli.Env = cfg.cliEnv(os.Environ())
+	cli.Env = append(cfg.cliEnv(os.Environ()), EnvCLI+"="+strconv.Itoa(pid))
 	cli.Stdin, cli.Stdout, cli.Stderr = cliIn, cliOut, cliErr
 	cli.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 
@@ -269,4 +269,13 @@ func isTerminal(f *os.File) bool {
 	var t syscall.Termios
 	_, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
 	return e == 0
+}
+
+// sessionOf0 is this process's session.
+func sessionOf0() int {
+	sid, _, e := syscall.RawSyscall(syscall.SYS_GETSID, 0, 0, 0)
+	if e != 0 {
+		return 0
+	}
+	return int(sid)
 }
