@@ -105,6 +105,25 @@ func (s *Stage) Close() { s.env.close() }
 // thread) id, for a driver to resume. The mock's script answers the
 // resumed turn next: it reads the conversation from the history.
 func (s *Stage) Prime(ctx context.Context, dir string) (string, error) {
+	sb := *s.env.sb
+	sb.Project = dir
+	if len(s.plan.appServer) > 0 {
+		// codex app-server: the first process's turns, on a new thread.
+		ap := s.plan.appServer[0]
+		ap.resume = false
+		ap.turns = append([]asTurn(nil), ap.turns...)
+		for i := range ap.turns {
+			ap.turns[i].interrupt = false
+		}
+		d := &asDriver{p: ap, cwd: dir}
+		if _, _, err := d.run(ctx, s.bin, &sb, s.env.red, s.o); err != nil {
+			return "", fmt.Errorf("capture: priming a thread of %s with codex app-server: %w", s.Scenario, err)
+		}
+		if d.thread == "" {
+			return "", fmt.Errorf("capture: priming a thread of %s with codex app-server: no thread started", s.Scenario)
+		}
+		return d.thread, nil
+	}
 	if len(s.plan.procs) == 0 {
 		return "", fmt.Errorf("capture: scenario %s runs no headless process to prime a session with", s.Scenario)
 	}
@@ -113,8 +132,6 @@ func (s *Stage) Prime(ctx context.Context, dir string) (string, error) {
 		pr.turns = pr.turns[:1]
 	}
 	pr.interrupt = interruptNone
-	sb := *s.env.sb
-	sb.Project = dir
 	d := &driver{cli: s.CLI, p: pr}
 	_, proc, err := d.run(ctx, s.bin, &sb, s.env.red, "", s.o)
 	if err != nil {

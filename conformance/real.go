@@ -212,7 +212,7 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 		}
 		if err != nil {
 			st.Close()
-			return nil, nil, fmt.Errorf("case %s: %w", c.ID, err)
+			return nil, nil, &realSetupError{err}
 		}
 		c.Resume = id
 	}
@@ -325,3 +325,11 @@ func exitText(r fakecli.Observation) string {
 	}
 	return "somehow"
 }
+
+// realSetupError is a real CLI that could not be set up for a case (the
+// session to resume could not be primed): the case is SKIP with it, the
+// run goes on.
+type realSetupError struct{ err error }
+
+func (e *realSetupError) Error() string { return "the real CLI could not be set up: " + e.err.Error() }
+func (e *realSetupError) Unwrap() error { return e.err }

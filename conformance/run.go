@@ -430,6 +430,14 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 		return cr, nil
 	}
 	o, err := execCase(ctx, watchdogConfig(cfg, c, hello), c)
+	var setup *realSetupError
+	if errors.As(err, &setup) {
+		for _, chk := range Catalog() {
+			cr.Checks = append(cr.Checks, checkResult(chk, Skip, Outcome{Actual: setup.Error()}))
+		}
+		cr.Verdict = Skip
+		return cr, nil
+	}
 	if err != nil {
 		return nil, err
 	}
