@@ -71,6 +71,9 @@ type htmlView struct {
 	CaseCount                  int
 	// VersionGroups compare runs at different CLI versions.
 	VersionGroups []htmlVersionGroup
+	// Fidelity compares adapters' runs on the fakes with their runs on
+	// the real CLIs (CompareFidelity), where there are both.
+	Fidelity []AdapterFidelity
 	// Data is the details of every case, as JSON (pageData).
 	Data template.JS
 }
@@ -262,6 +265,7 @@ func buildHTMLView(doc *Document, o HTMLOptions) (*htmlView, error) {
 	}
 	sort.Slice(v.Versions, func(i, j int) bool { return fixtures.CompareVersions(v.Versions[i], v.Versions[j]) < 0 })
 	v.VersionGroups = htmlVersions(buildVersionMatrix(doc, m), m, detailOf)
+	v.Fidelity = CompareFidelity(doc).Adapters
 	v.Failures = len(newFailures(m))
 	v.Problems = htmlProblems(m, allNewProblems(m), detailOf)
 	expected := allExpectedProblems(m)
@@ -360,7 +364,7 @@ func verdictLabel(v string) string {
 	return v
 }
 
-var pageFuncs = template.FuncMap{"label": verdictLabel}
+var pageFuncs = template.FuncMap{"label": verdictLabel, "agreement": func(a AdapterFidelity) float64 { return 100 * a.Agreement() }}
 
 // cspHash is the CSP source expression ('sha256-...') that allows the
 // inline <style> or <script> element whose text is exactly s.
@@ -650,7 +654,15 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 {{range .Rows}}{{if .Differs}}{{template "vrow" .}}{{end}}{{end}}</tbody></table>{{end}}
 <details><summary>every case of {{.CLI}} at every version ({{.Total}})</summary><table class="vm">{{template "vhead" .}}<tbody>
 {{range .Rows}}{{template "vrow" .}}{{end}}</tbody></table></details>
-{{end}}</section>{{end}}
+{{end}}</section>{{end}}{{if .Fidelity}}
+<section id="fidelity">
+<h2>Fake vs real CLIs</h2>
+<p>The adapters that ran on the fake CLIs and on the real ones (<code>agentconform run --cli fake,real</code>): the (case, check) pairs either run judged, and every pair whose verdicts differ. A difference is a fidelity bug of a fake, or a real CLI that does not do the same thing every run (docs/protocols/fidelity.md).</p>
+<table class="fid"><thead><tr><th>adapter</th><th>cases</th><th>only fakes</th><th>pairs judged</th><th>agree</th><th>differ</th><th>agreement</th></tr></thead><tbody>
+{{range .Fidelity}}<tr><td>{{.Adapter}}</td><td>{{.Cases}}</td><td>{{.RealSkipped}}</td><td>{{.Pairs}}</td><td>{{.Agree}}</td><td>{{len .Differ}}</td><td>{{printf "%.1f%%" (agreement .)}}</td></tr>{{end}}</tbody></table>
+{{range .Fidelity}}{{if .Differ}}<h3>{{.Adapter}}</h3><table class="fid"><thead><tr><th>case</th><th>check</th><th>fake</th><th>real</th><th>real found</th></tr></thead><tbody>
+{{range .Differ}}<tr><td><code>{{.Case}}</code></td><td><code>{{.Check}}</code></td><td class="v-{{.Fake}}">{{label (print .Fake)}}</td><td class="v-{{.Real}}">{{label (print .Real)}}</td><td>{{.RealActual}}</td></tr>{{end}}</tbody></table>{{end}}{{end}}
+</section>{{end}}
 <section id="matrix">
 <h2>Matrix</h2>
 <div class="filters" id="filters">

@@ -85,6 +85,26 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 		ver = mdVersions(vm, 0)
 	}
 	budget -= len(ver)
+	// Fake against real: where an adapter ran on both, the agreement and
+	// the verdicts that differ.
+	fid := ""
+	if f := CompareFidelity(doc); len(f.Adapters) > 0 {
+		var b strings.Builder
+		WriteFidelityMarkdown(&b, f)
+		fid = b.String() + "\n"
+		if len(fid) > budget/2 {
+			g := *f
+			g.Adapters = nil
+			for _, a := range f.Adapters {
+				a.Differ = nil
+				g.Adapters = append(g.Adapters, a)
+			}
+			b.Reset()
+			WriteFidelityMarkdown(&b, &g)
+			fid = b.String() + "\n"
+		}
+	}
+	budget -= len(fid)
 	mat := mdMatrix(m, false, -1)
 	if len(mat) > budget {
 		mat = mdMatrix(m, true, -1)
@@ -101,6 +121,7 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 	out.WriteString(stale)
 	out.WriteString(known)
 	out.WriteString(ver)
+	out.WriteString(fid)
 	out.WriteString(mat)
 	out.WriteString(foot)
 	_, err := w.Write(out.Bytes())
