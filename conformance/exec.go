@@ -911,9 +911,27 @@ func (d *driver) cliInTurn() bool {
 	if d.c.Agent == "claude" {
 		d.inTurn = d.cli.initSeen
 	} else {
-		d.inTurn = d.cli.lines > 0
+		d.inTurn = d.cli.lines > 0 || d.cliRunning()
 	}
 	return d.inTurn
+}
+
+// cliRunning reports whether a Codex or Gemini process has shown it runs
+// without a stdout line: it wrote to stderr (Codex's header without
+// --json), or read its stdin to the end (it has its prompt; both read it
+// to EOF before they start). A real CLI asked for text writes its answer
+// only at the end, and takes seconds to start on a loaded machine: an
+// interrupt that waited for a stdout line, or came at a fixed time, would
+// land after its turn or before it read its prompt.
+func (d *driver) cliRunning() bool {
+	log, _ := d.observe.read()
+	for _, r := range log {
+		switch r.Kind {
+		case "err", "stdin_closed":
+			return true
+		}
+	}
+	return false
 }
 
 // runDeferred takes the snapshot of the fakes' log that judges the

@@ -150,24 +150,27 @@ func wrap(cfg *Config, args []string) int {
 	for {
 		select {
 		case s := <-sigc:
+			at := time.Since(start)
 			sig := s.(syscall.Signal)
 			group := can != nil && can.caught(sig)
 			action := "forwarded"
+			if !group {
+				syscall.Kill(cli.Process.Pid, sig)
+			} else {
+				action = "group" // the CLI got it from the kill itself
+			}
+			log.logAt(at, "signal", "signal", fakecli.SignalName(sig), "action", action)
+			log.flush()
 			if group {
-				// The CLI got it from the kill itself. The canary keeps it
-				// pending for good: a fresh one takes its place.
-				action = "group"
+				// The canary keeps the signal pending for good: a fresh
+				// one takes its place.
 				next, err := startCanary()
 				can.stop()
 				can = next
 				if err != nil {
 					log.log("note", "message", "no canary after a group signal ("+err.Error()+")")
 				}
-			} else {
-				syscall.Kill(cli.Process.Pid, sig)
 			}
-			log.log("signal", "signal", fakecli.SignalName(sig), "action", action)
-			log.flush()
 		case werr := <-exited:
 			signal.Stop(sigc)
 			return finish(log, cfg, args, cli, werr, doneR)
