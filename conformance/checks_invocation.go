@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/agentconform/agentconform/fakecli"
 )
@@ -65,27 +64,14 @@ func argvOf(o *Observation, pid int) []string {
 
 func judgeStdinClosed(o *Observation) Outcome {
 	closed, rejected, stopped := map[int]bool{}, map[int]bool{}, map[int]bool{}
-	firstSignal := map[int]int64{}
-	for _, r := range o.Fake {
-		if _, seen := firstSignal[r.PID]; r.Kind == "signal" && !seen {
-			firstSignal[r.PID] = r.TMS
-		}
-	}
 	for _, r := range o.Fake {
 		switch {
-		case r.Kind == "stdin_closed", r.Kind == "stdin_closed_unread":
-			// Closed, unless the close came only as the adapter stopped
-			// the CLI (one that never closes stdin, then closes it and
-			// kills the silent CLI): the close must lead the first signal
-			// by closeLead. stdin_closed_unread: the adapter closed it
-			// and the CLI ended before it read to the end (a real CLI
-			// stopped while it was loading).
-			if t, signalled := firstSignal[r.PID]; !signalled || r.TMS+closeLead.Milliseconds() < t {
-				closed[r.PID] = true
-			}
-		case r.Kind == "stdin_unread":
-			// A CLI that reads no stdin (codex exec resume with a
-			// prompt) does not wait for its EOF.
+		case r.Kind == "stdin_closed", r.Kind == "stdin_unread", r.Kind == "stdin_closed_unread":
+			// stdin_unread: a CLI that reads no stdin (codex exec resume
+			// with a prompt) does not wait for its EOF.
+			// stdin_closed_unread: the adapter closed it in time, and a
+			// real CLI ended before it read to the end (it was stopped
+			// while it was loading; realcli).
 			closed[r.PID] = true
 		case r.Kind == "flags_error":
 			rejected[r.PID] = true
@@ -336,11 +322,3 @@ func judgeMaxTurns(o *Observation) Outcome {
 	}
 	return pass()
 }
-
-// closeLead is how long before the adapter's first signal to a CLI its
-// closing of the CLI's stdin must come to count as the close the CLI
-// waited for: an adapter that closes stdin only to stop the CLI closes it
-// right before its signal. (Around a real CLI the wrapper logs the signal
-// and its relay the end of stdin, each as soon as it is scheduled, and the
-// relay cannot see whether the CLI read the end itself.)
-const closeLead = 250 * time.Millisecond

@@ -18,20 +18,26 @@ const envRole = "AGENTCONFORM_FAKE_ROLE"
 // roleLaunched is the value of envRole for the CLI a launcher started.
 const roleLaunched = "launched"
 
-// runTree runs the launcher fault, which makes this process the launcher
-// in front of the CLI. handled is false when this process is the CLI
-// itself.
+// runTree makes this process the launcher in front of the CLI: for the
+// launcher fault, and for Gemini CLI always, as its npm install does (see
+// geminiRelaunches). handled is false when this process is the CLI itself.
 func runTree(name string, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) (code int, handled bool) {
 	if env(envRole) == roleLaunched || !treeSupported {
 		return 0, false
 	}
-	spec := env(EnvFaults)
-	if !strings.Contains(spec, "launcher") {
-		return 0, false
+	style, every := "", false
+	if spec := env(EnvFaults); strings.Contains(spec, "launcher") {
+		plan, err := faults.Parse(spec, 0)
+		if err != nil || plan.Launcher() == "" {
+			return 0, false // newProc reports a bad spec
+		}
+		style, every = plan.Launcher(), plan.LauncherForwardsEvery()
 	}
-	plan, err := faults.Parse(spec, 0)
-	if err != nil || plan.Launcher() == "" {
-		return 0, false // newProc reports a bad spec
+	if style == "" && name == "gemini" && geminiRelaunches(env) {
+		style = "gemini"
+	}
+	if style == "" {
+		return 0, false
 	}
 	in, inOK := stdin.(*os.File)
 	out, outOK := stdout.(*os.File)
@@ -39,14 +45,29 @@ func runTree(name string, args []string, stdin io.Reader, stdout, stderr io.Writ
 	if !inOK || !outOK || !errOK {
 		return 0, false // not a process of its own (a test's Run): no launcher
 	}
-	return runLauncher(plan.Launcher(), plan.LauncherForwardsEvery(), name, args, in, out, errf, stderr), true
+	return runLauncher(style, every, name, args, in, out, errf, stderr), true
+}
+
+// geminiRelaunches reports whether Gemini CLI runs behind its launcher:
+// bundle/gemini.js, the npm package's bin, relaunches itself as its child
+// (with GEMINI_CLI_NO_RELAUNCH=true) unless GEMINI_CLI_NO_RELAUNCH or
+// SANDBOX is set, whatever the arguments (docs/protocols/gemini.md#launcher).
+func geminiRelaunches(env func(string) string) bool {
+	return env("GEMINI_CLI_NO_RELAUNCH") == "" && env("SANDBOX") == ""
 }
 
 // startTree logs the launcher that started the CLI process, if one did.
 // It logs at once, not at the exit as the other faults are logged, so
 // that a CLI killed outright still tells it.
 func (p *proc) startTree() {
-	if p.plan == nil || p.env(envRole) != roleLaunched {
+	if p.env(envRole) != roleLaunched {
+		return
+	}
+	if p.plan == nil || p.plan.p.Launcher() == "" {
+		if p.cli == "gemini" {
+			p.obs.log("fault", "fault", "launcher", "params", map[string]string{"style": "gemini"},
+				"detail", fmt.Sprintf("relaunched by Gemini CLI's own launcher, pid %d, as every gemini from npm is (%s)", os.Getppid(), launcherBehaviour["gemini"]))
+		}
 		return
 	}
 	if style := p.plan.p.Launcher(); style != "" {

@@ -30,7 +30,12 @@ func runLauncher(style string, every bool, name string, args []string, stdin, st
 	if n, ok := IsFake(argv0); !ok || n != name {
 		argv0 = name
 	}
-	cmd := &exec.Cmd{Path: exe, Args: append([]string{argv0}, args...), Env: append(os.Environ(), envRole+"="+roleLaunched),
+	env := append(os.Environ(), envRole+"="+roleLaunched)
+	if style == "gemini" {
+		// gemini.js gives its child this, so that the child runs the CLI.
+		env = append(env, "GEMINI_CLI_NO_RELAUNCH=true")
+	}
+	cmd := &exec.Cmd{Path: exe, Args: append([]string{argv0}, args...), Env: env,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	var sigs chan os.Signal
 	switch style {

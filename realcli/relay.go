@@ -39,8 +39,11 @@ type relay struct {
 	resume string
 	rpc    resumeWatch // codex app-server's thread/resume refusals
 
-	mu        sync.Mutex // guards what the summary reads (the log has a lock of its own)
-	lines     int        // stdout lines of the CLI
+	mu        sync.Mutex    // guards what the summary reads (the log has a lock of its own)
+	lines     int           // stdout lines of the CLI
+	outEnded  time.Duration // when the CLI's stdout ended (since the wrapper's start); -1 while open
+	lastOut   time.Duration // when the CLI last wrote to stdout or stderr; -1 before it did
+	start     time.Time
 	session   string
 	stderrBuf []byte
 }
@@ -66,7 +69,7 @@ func runRelay() int {
 	}
 	pid, _ := strconv.Atoi(os.Getenv(envWrapperPID))
 	ns, _ := strconv.ParseInt(os.Getenv(envWrapperStart), 10, 64)
-	r := &relay{cfg: cfg, log: openLog(pid, time.Unix(0, ns)), resume: os.Getenv(envResume)}
+	r := &relay{cfg: cfg, log: openLog(pid, time.Unix(0, ns)), resume: os.Getenv(envResume), outEnded: -1, lastOut: -1, start: time.Unix(0, ns)}
 	defer r.log.close()
 
 	cliIn := os.NewFile(fdCLIStdin, "cli-stdin")
@@ -132,12 +135,18 @@ func runRelay() int {
 // live faults, logging each line written.
 func (r *relay) stdout(from *os.File) {
 	defer from.Close()
+	defer func() {
+		r.mu.Lock()
+		r.outEnded = time.Since(r.start)
+		r.mu.Unlock()
+	}()
 	br := bufio.NewReaderSize(from, 64<<10)
 	for {
 		line, err := readLine(br)
 		if len(line) > 0 {
 			r.mu.Lock()
 			r.lines++
+			r.lastOut = time.Since(r.start)
 			announce := r.session == ""
 			if announce {
 				r.session = sessionOf(r.cfg.CLI, line)
@@ -174,6 +183,7 @@ func (r *relay) stderr(from *os.File) {
 		n, err := from.Read(buf)
 		if n > 0 {
 			r.mu.Lock()
+			r.lastOut = time.Since(r.start)
 			r.stderrBuf = append(r.stderrBuf, buf[:n]...)
 			if len(r.stderrBuf) > stderrTailMax {
 				r.stderrBuf = r.stderrBuf[len(r.stderrBuf)-stderrTailMax:]
@@ -229,4 +239,20 @@ type tee struct {
 func (t *tee) Write(b []byte) (int, error) {
 	t.copy.Write(b)
 	return t.w.Write(b)
+}
+
+// outputEnd reports whether the CLI's stdout has ended, and when: the
+// CLI's end, unless a process it started holds its stdout.
+func (r *relay) outputEnd() (bool, time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.outEnded >= 0, r.outEnded
+}
+
+// wroteSince reports whether the CLI wrote to stdout or stderr after t
+// (since the wrapper's start).
+func (r *relay) wroteSince(t time.Duration) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastOut > t
 }

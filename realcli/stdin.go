@@ -13,9 +13,17 @@ import (
 // adapter wrote that the CLI never read (it refused its session, or died,
 // first) is in no stdin record. What the CLI has read is what has left the
 // pipe: the bytes written less those still in it (unreadBytes, on a read
-// end of the pipe the relay holds and never reads). The end of the
-// adapter's stdin is logged (stdin_closed) once the CLI has read all
-// before it, when its next read sees the end.
+// end of the pipe the relay holds and never reads).
+//
+// Whether the CLI read the end of its stdin no pipe tells. The end is
+// logged (stdin_closed, at the time the adapter closed it) once the CLI
+// has read all before it and then wrote anything, or lived closeLead past
+// it, time for any reader to see it; a CLI that ends sooner without a
+// word was stopped with the close (an adapter that closes stdin only as it
+// kills the CLI), and the end goes unlogged, as a fake killed before it
+// read the end logs none. A CLI that lived past closeLead and ended with
+// bytes unread (it was still loading) gets stdin_closed_unread: the
+// adapter did close it in time.
 type stdinRelay struct {
 	r     *relay
 	to    *os.File // the CLI's stdin, write end
@@ -41,6 +49,10 @@ type stdinLine struct {
 // pollRead is how often the relay looks at what the CLI has read while
 // lines wait.
 const pollRead = 5 * time.Millisecond
+
+// closeLead is how long a CLI must outlive the close of its stdin for the
+// close to count as one it saw.
+const closeLead = 250 * time.Millisecond
 
 // pump reads the adapter's stdin line by line and writes each to the
 // CLI at once; a watcher logs them as the CLI reads them.
@@ -120,8 +132,17 @@ func (s *stdinRelay) logRead() (done bool) {
 	}
 	s.pending = s.pending[n:]
 	if s.closed && len(s.pending) == 0 && !s.loggedEOF {
-		s.r.log.logAt(max(s.closedAt, time.Since(s.start)), "stdin_closed")
-		s.loggedEOF = true
+		ended, endedAt := s.r.outputEnd()
+		switch {
+		case s.r.wroteSince(s.closedAt):
+			s.r.log.logAt(s.closedAt, "stdin_closed")
+			s.loggedEOF = true
+		case ended && endedAt < s.closedAt+closeLead:
+			// The CLI ended with the close, without a word after it.
+		case time.Since(s.start) >= s.closedAt+closeLead:
+			s.r.log.logAt(s.closedAt, "stdin_closed")
+			s.loggedEOF = true
+		}
 	}
 	if n > 0 || s.loggedEOF {
 		s.r.log.flush()
@@ -138,10 +159,11 @@ func (s *stdinRelay) settle() {
 	}
 	s.logRead()
 	s.mu.Lock()
-	if s.closed && !s.loggedEOF {
+	if ended, endedAt := s.r.outputEnd(); s.closed && !s.loggedEOF && ended && endedAt >= s.closedAt+closeLead {
 		s.r.log.logAt(s.closedAt, "stdin_closed_unread")
 		s.loggedEOF = true
 	}
+	s.loggedEOF = true // the watcher stops
 	s.mu.Unlock()
 	s.watch.Close()
 }
