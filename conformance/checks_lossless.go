@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentconform/agentconform/conformance/reference"
-	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/reference"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // The lossless family compares the information the adapter handed its

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentconform/agentconform/conformance/reference"
+	"github.com/agentconform/agentconform/reference"
 )
 
 // TestFormatOf pins how argv is read: the output format each CLI was

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/jsonstr"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // ShimEvent is one line of the shim stream (the Claude-compatible

@@ -3,7 +3,7 @@ package reference
 import (
 	"time"
 
-	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // unifiedRenderer turns facts into unified events, stamping each with a

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // interruptOnTool interrupts the session once, when the first tool starts.

@@ -1,4 +1,4 @@
-package reference
+package linesplit
 
 import (
 	"strings"
@@ -7,10 +7,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// split feeds input to a LineSplitter in pieces of size n and returns the
+// split feeds input to a Splitter in pieces of size n and returns the
 // lines, a cut last line marked with a "PARTIAL:" prefix.
 func split(input string, n int) []string {
-	var s LineSplitter
+	var s Splitter
 	var out []string
 	for len(input) > 0 {
 		k := min(n, len(input))
@@ -21,7 +21,7 @@ func split(input string, n int) []string {
 	return out
 }
 
-func TestLineSplitter(t *testing.T) {
+func TestSplitter(t *testing.T) {
 	cases := []struct {
 		name, input string
 		want        []string
@@ -45,7 +45,7 @@ func TestLineSplitter(t *testing.T) {
 	}
 }
 
-func TestLineSplitterHugeLine(t *testing.T) {
+func TestSplitterHugeLine(t *testing.T) {
 	text := strings.Repeat("x{}\\\"", 4<<20) // 20 MiB of awkward bytes, escaped below
 	line := `{"type":"text","content":"` + strings.ReplaceAll(strings.ReplaceAll(text, `\`, `\\`), `"`, `\"`) + `"}`
 	got := split(line+"\n"+`{"b":1}`+"\n", 64<<10)
@@ -54,10 +54,10 @@ func TestLineSplitterHugeLine(t *testing.T) {
 	}
 }
 
-// FuzzLineSplitter checks that the lines do not depend on how stdout is
+// FuzzSplitter checks that the lines do not depend on how stdout is
 // cut into reads: the whole input at once, and reads whose sizes the
 // fuzzer picks, give the lines that reads of one byte give.
-func FuzzLineSplitter(f *testing.F) {
+func FuzzSplitter(f *testing.F) {
 	f.Add([]byte("{\"s\":\"}{\\\"}\\\\\"}\n{\"a\":1}{\"b\":2}"), []byte{3, 1, 7})
 	f.Add([]byte("Loading...\n{\"a\":\"x\\\\\\\"\"}\r\n\n {\"b\":[{\"c\":\"\\\\\"}]}"), []byte{1, 2})
 	f.Add([]byte(`{"a":"\\\\\\\\\\\\\\"}"}`), []byte{5})
@@ -66,7 +66,7 @@ func FuzzLineSplitter(f *testing.F) {
 		if diff := cmp.Diff(want, split(string(input), len(input)+1)); diff != "" {
 			t.Fatalf("whole input versus one byte at a time (-bytes +whole):\n%s", diff)
 		}
-		var s LineSplitter
+		var s Splitter
 		var got []string
 		rest := input
 		for i := 0; len(rest) > 0; i++ {
@@ -84,16 +84,16 @@ func FuzzLineSplitter(f *testing.F) {
 	})
 }
 
-// TestLineSplitterKeep feeds lines longer than the splitter's buffer
+// TestSplitterKeep feeds lines longer than the splitter's buffer
 // before it grows fourfold, and than that, in reads of many sizes into
 // one reused buffer, with and without Keep: the lines are the same, and
 // under Keep each stays intact after the buffer is read into again.
-func TestLineSplitterKeep(t *testing.T) {
+func TestSplitterKeep(t *testing.T) {
 	long := `{"text":"` + strings.Repeat("0123456789", 6*gatherMax/10) + `"}`
 	input := "{\"a\":1}\n" + long + "\r\n{\"b\":2}{\"c\":3}\n" + long[:gatherMax+5] + "\n" + long[:len(long)/2]
 	want := split(input, 1<<16)
 	for _, n := range []int{1000, 4096, 1 << 16, gatherMax + 3, 3 * gatherMax} {
-		s := LineSplitter{Keep: true}
+		s := Splitter{Keep: true}
 		buf := make([]byte, n)
 		var kept [][]byte
 		var partial []bool

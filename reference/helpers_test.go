@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/fixtures"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
+	"github.com/agentconform/agentconform/unified"
 	"github.com/agentconform/agentconform/validate"
 )
 
@@ -145,7 +145,7 @@ func readLines(t *testing.T, path string) [][]byte {
 	return out
 }
 
-const capturesDir = "../../testdata/captures"
+const capturesDir = "../testdata/captures"
 
 // captureTurns loads a real capture's stdout as turns: Codex and Gemini
 // captures are one process (one turn); Claude's split after each result,

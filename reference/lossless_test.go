@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/fixtures"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // summary is what a caller can see in a unified stream, condensed: the

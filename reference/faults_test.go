@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // TestHugeLines: a line of 1 MiB + 1 (past the Python SDK's limit) and one

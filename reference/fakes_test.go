@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // TestMain lets the test binary act as the fake claude, codex and gemini.

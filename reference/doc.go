@@ -1,6 +1,6 @@
 // Package reference holds agentconform's reference adapters: translators
 // from the real streams of Claude Code, Codex CLI and Gemini CLI to the
-// unified event model (package conformance/unified) and to the
+// unified event model (package unified) and to the
 // Claude-compatible shim stream, process drivers that run the CLIs the way
 // their own SDKs do, and the harness server behind `agentconform adapter`.
 //
@@ -8,8 +8,10 @@
 //
 // A Translator turns one CLI's stdout lines into events of a profile. It is
 // pure and deterministic given Options.Clock and Options.NewID, so the same
-// input gives the same output: the "lossless" check uses the translators as
-// its oracle. The caller drives it turn by turn:
+// input gives the same output. The conformance judge does not use it: its
+// lossless checks compare every adapter, this one included, with a model
+// of the CLI's output of their own (package conformance/oracle). The caller
+// drives it turn by turn:
 //
 //	tr, _ := reference.NewUnified(reference.Codex, reference.Options{})
 //	tr.BeginTurn(prompt)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // Errors of Session's methods.
@@ -193,7 +193,7 @@ func (s *Session[E]) feed(l outLine) (bool, error) {
 	var evs []E
 	var err error
 	if o, ok := s.tr.(ownedLiner[E]); ok {
-		evs, err = o.ownedLine(l.data) // the reader hands its lines over (LineSplitter.Keep)
+		evs, err = o.ownedLine(l.data) // the reader hands its lines over (linesplit.Splitter.Keep)
 	} else {
 		evs, err = s.tr.Line(l.data)
 	}

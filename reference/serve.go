@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // ServeOptions configure Serve.

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/jsonstr"
 	"github.com/agentconform/agentconform/jsonvalid"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // streamMin is the size from which lineWriter writes a unified event's

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // Translator turns one CLI's stdout into the events of one profile (E is
@@ -204,7 +204,7 @@ func (c *core[E]) ownedLine(line []byte) ([]E, error) { return c.line(line, true
 
 // ownedLiner is a Translator that can be handed a line for good: one that
 // nobody changes once it is translated (the Session's stdout lines, which
-// the LineSplitter hands over). Its events and state may then share the
+// the linesplit.Splitter hands over). Its events and state may then share the
 // line's memory: a 64 MiB string in it is not copied out.
 type ownedLiner[E any] interface {
 	ownedLine(line []byte) ([]E, error)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // TestStreamedEvents: a unified event with a long text or result is

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/agentconform/agentconform/jsonl/linesplit"
 )
 
 // proc is one running CLI process: in its own process group, stdout read
@@ -123,7 +125,7 @@ func closeAll(fs ...io.Closer) {
 	}
 }
 
-// readStdout splits stdout into lines (LineSplitter: no length limit, a
+// readStdout splits stdout into lines (linesplit.Splitter: no length limit, a
 // 64 MiB line arrives whole) and hands them to the session.
 func (p *proc) readStdout(r *os.File) {
 	defer p.wg.Done()
@@ -138,7 +140,7 @@ func (p *proc) readStdout(r *os.File) {
 	}
 	// The lines are the receiver's (Keep): a 64 MiB line gathered across
 	// reads is handed over in the splitter's buffer, not copied again.
-	sp := LineSplitter{Keep: true}
+	sp := linesplit.Splitter{Keep: true}
 	buf := make([]byte, 256<<10)
 	for {
 		n, err := r.Read(buf)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // Codex `exec --json` lines (docs/protocols/codex.md#events) are decoded in two steps,

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // TestSessionMatchesOracle runs each CLI's fake through a whole session and

@@ -1,17 +1,21 @@
-package reference
+// Package linesplit cuts a CLI's stdout into JSON lines the way an adapter
+// must read them (docs/protocols/jsonl.md#framing): at a newline, or where a
+// JSON object closes, with no length limit. The reference adapter reads its
+// CLIs with it, and the conformance judge cuts the fakes' wire copies with it,
+// so that both see the same lines.
+package linesplit
 
 import "bytes"
 
-// LineSplitter cuts a CLI's stdout into lines, whatever sizes the reads
+// Splitter cuts a CLI's stdout into lines, whatever sizes the reads
 // come in. A line ends at a newline, or, for a JSON object, as soon as its
 // top-level brace closes: a CLI that writes its last event without a
 // newline and then waits (for stdin to close, say) is not left waiting
 // for ever, and two objects run together on one line come out as two.
 // The scan is incremental (each byte is looked at once), so a 64 MiB line
 // costs one pass, and there is no length limit. A trailing "\r" is dropped
-// and blank lines are skipped. The zero value is ready to use; the fuzz
-// targets use it too, so that they cut lines exactly as the adapters do.
-type LineSplitter struct {
+// and blank lines are skipped. The zero value is ready to use.
+type Splitter struct {
 	// Keep hands the lines over to emit for good: a line that lies whole
 	// in the chunk is copied out of it, and one gathered across chunks is
 	// emitted in the splitter's own buffer, which it then gives up, so
@@ -30,7 +34,7 @@ type LineSplitter struct {
 
 // Feed takes the next chunk of stdout and emits every line it completes.
 // A line is valid only during its emit call (unless Keep).
-func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
+func (s *Splitter) Feed(chunk []byte, emit func(line []byte)) {
 	for len(chunk) > 0 {
 		i := bytes.IndexByte(chunk, '\n')
 		part := chunk
@@ -55,7 +59,7 @@ func (s *LineSplitter) Feed(chunk []byte, emit func(line []byte)) {
 
 // Flush emits what is left at EOF; partial reports that it is a line the
 // CLI never finished.
-func (s *LineSplitter) Flush(emit func(line []byte, partial bool)) {
+func (s *Splitter) Flush(emit func(line []byte, partial bool)) {
 	line := s.gathered(nil)
 	if len(bytes.TrimSpace(line)) > 0 {
 		emit(bytes.TrimRight(line, "\r"), true)
@@ -65,7 +69,7 @@ func (s *LineSplitter) Flush(emit func(line []byte, partial bool)) {
 }
 
 // emitLine emits the line that ends with rest (buf holds its start).
-func (s *LineSplitter) emitLine(rest []byte, emit func(line []byte)) {
+func (s *Splitter) emitLine(rest []byte, emit func(line []byte)) {
 	line := rest
 	gathered := len(s.buf) > 0
 	if gathered {
@@ -96,7 +100,7 @@ const (
 )
 
 // gather appends part to the current line.
-func (s *LineSplitter) gather(part []byte) {
+func (s *Splitter) gather(part []byte) {
 	if need := len(s.buf) + len(part); need > cap(s.buf) && need > gatherMax {
 		c := max(cap(s.buf), gatherMax)
 		for c < need {
@@ -116,19 +120,19 @@ func (s *LineSplitter) gather(part []byte) {
 }
 
 // gathered returns the current line with rest appended, in buf.
-func (s *LineSplitter) gathered(rest []byte) []byte {
+func (s *Splitter) gathered(rest []byte) []byte {
 	s.gather(rest)
 	return s.buf
 }
 
 // handOver gives up what holds an emitted line under Keep.
-func (s *LineSplitter) handOver(line []byte) {
+func (s *Splitter) handOver(line []byte) {
 	if s.Keep && len(line) > 0 && len(s.buf) > 0 && &line[0] == &s.buf[0] {
 		s.buf = nil // the line is emit's now
 	}
 }
 
-func (s *LineSplitter) reset() {
+func (s *Splitter) reset() {
 	s.buf = s.buf[:0]
 	if cap(s.buf) > gatherMax {
 		s.buf = nil // a long line's buffer is not kept for short ones
@@ -141,7 +145,7 @@ func (s *LineSplitter) reset() {
 // string it jumps from one quote or backslash to the next (string bodies
 // are most of a long line), remembering where the next of each is so that
 // every byte is still looked at a bounded number of times.
-func (s *LineSplitter) scan(part []byte) (int, bool) {
+func (s *Splitter) scan(part []byte) (int, bool) {
 	nextQ, nextBS := -1, -1 // absolute positions in part; -1: not searched yet
 	for j := 0; j < len(part); j++ {
 		c := part[j]

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/jsonvalid"
+	"github.com/agentconform/agentconform/unified"
 )
 
 // TestUnmarshalAgrees holds unmarshal to json.Unmarshal on lines with long
