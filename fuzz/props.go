@@ -14,9 +14,9 @@ import (
 
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/jsonl"
+	"github.com/agentconform/agentconform/reference/unified"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/sequence"
-	"github.com/agentconform/agentconform/unified"
 	"github.com/agentconform/agentconform/validate"
 )
 

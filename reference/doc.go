@@ -1,6 +1,6 @@
 // Package reference holds agentconform's reference adapters: translators
 // from the real streams of Claude Code, Codex CLI and Gemini CLI to the
-// unified event model (package unified) and to the
+// unified event model (package reference/unified) and to the
 // Claude-compatible shim stream, process drivers that run the CLIs the way
 // their own SDKs do, and the harness server behind `agentconform adapter`.
 //

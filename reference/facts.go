@@ -3,7 +3,7 @@ package reference
 import (
 	"encoding/json"
 
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // A fact is what a CLI parser extracted from its stream, in a vocabulary

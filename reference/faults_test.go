@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentconform/agentconform/fakecli"
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // TestHugeLines: a line of 1 MiB + 1 (past the Python SDK's limit) and one

@@ -13,9 +13,9 @@ import (
 
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/fixtures"
+	"github.com/agentconform/agentconform/reference/unified"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/transcript"
-	"github.com/agentconform/agentconform/unified"
 	"github.com/agentconform/agentconform/validate"
 )
 

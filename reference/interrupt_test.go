@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentconform/agentconform/fakecli"
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // interruptOnTool interrupts the session once, when the first tool starts.

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentconform/agentconform/jsonvalid"
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // TestUnmarshalAgrees holds unmarshal to json.Unmarshal on lines with long

@@ -3,7 +3,7 @@ package reference
 import (
 	"time"
 
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // unifiedRenderer turns facts into unified events, stamping each with a

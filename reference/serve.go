@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // ServeOptions configure Serve.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // Errors of Session's methods.

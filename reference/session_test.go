@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentconform/agentconform/fakecli"
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // TestSessionMatchesOracle runs each CLI's fake through a whole session and

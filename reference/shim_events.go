@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/agentconform/agentconform/jsonstr"
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // ShimEvent is one line of the shim stream (the Claude-compatible

@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentconform/agentconform/jsonstr"
 	"github.com/agentconform/agentconform/jsonvalid"
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // streamMin is the size from which lineWriter writes a unified event's

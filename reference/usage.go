@@ -1,6 +1,6 @@
 package reference
 
-import "github.com/agentconform/agentconform/unified"
+import "github.com/agentconform/agentconform/reference/unified"
 
 // usage is token usage in the terms every CLI's numbers map onto without
 // loss of meaning: uncached input, cache reads and cache writes (which

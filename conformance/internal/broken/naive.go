@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/agentconform/agentconform/reference"
-	"github.com/agentconform/agentconform/unified"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // The naive adapter drives Claude (one long-lived stream-json process)
