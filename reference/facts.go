@@ -81,6 +81,11 @@ type factToolEnd struct {
 	// a 64 MiB result again to show its first 16 KiB.
 	text   string
 	isText bool
+	// detail is the CLI's own error message besides a result (Gemini's
+	// error.message next to its output), "" if none: unified carries it
+	// as the error, and the shim, which has no error field, after the
+	// result's text.
+	detail string
 }
 
 // factFile: a file changed.

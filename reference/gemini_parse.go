@@ -142,6 +142,9 @@ func geminiToolEnd(l *geminiToolResult, sc *lineScan) factToolEnd {
 		switch {
 		case l.Error != nil && l.Error.Message != "":
 			end.errText = l.Error.Message
+			if l.Output != nil {
+				end.detail = l.Error.Message
+			}
 		case l.Output != nil && *l.Output != "":
 			end.errText = *l.Output
 		default:

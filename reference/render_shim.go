@@ -197,6 +197,11 @@ func shimContent(f factToolEnd) json.RawMessage {
 		return res
 	}
 	if f.isText && utf8.ValidString(f.text) {
+		if f.detail != "" && !strings.Contains(f.text, f.detail) {
+			// The CLI's error message says more than the result (the
+			// path a tool did not find): it goes after it.
+			return jsonString(clip(f.text + "\n" + f.detail))
+		}
 		return jsonString(clip(f.text)) // textOf(jsonString(text)) is text
 	}
 	return jsonString(clip(textOf(res)))
