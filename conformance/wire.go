@@ -23,7 +23,7 @@ type WireLine struct {
 // cut as the reference adapters cut them (linesplit.Splitter): at a
 // newline, and also where a JSON object closes, so that two events a CLI
 // ran together on one line are two lines here too, and the lossless
-// checks' reference translation reads what the adapters read (found by
+// checks' model (conformance/oracle) reads what the adapters read (found by
 // fuzzing: a Codex stream whose last event lost its newline before an
 // unknown event). Blank lines are skipped; an unfinished last line is kept.
 // The lines are cut once per observation and shared by every check that

@@ -92,7 +92,7 @@ func (d *claudeDeltas) delta(index int, kind textKind, text string) []fact {
 // deltas already delivered it, the rest if they delivered a prefix, and the
 // whole block otherwise (no deltas, or deltas that disagree with it).
 func (d *claudeDeltas) complete(msgID string, kind textKind, text string) []fact {
-	if b := d.match(msgID, kind); b != nil && b.prefixOf(text) {
+	if b := d.match(msgID, kind); b != nil && b.prefixOf(text) && !plantedBug {
 		if b.n == len(text) {
 			return nil
 		}

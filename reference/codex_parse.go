@@ -140,6 +140,9 @@ func (p *codexParser) line(raw []byte, owned bool) ([]fact, error) {
 		if l.Usage != nil {
 			cum := codexUsageOf(l.Usage)
 			t.usage = cum.sub(p.prev[p.thread])
+			if plantedBug {
+				t.usage = cum
+			}
 			if p.prev == nil {
 				p.prev = map[string]*usage{}
 			}
