@@ -92,6 +92,30 @@ func (v *textView) answerTurn(s string) {
 	v.cut()
 }
 
+// walk goes through the model's turns in order: the answer of a text or
+// JSON turn, and a stream's Answer items, are said; every other item goes
+// to item and each closed turn's end to end; a turn's end ends the piece.
+func (v *textView) walk(s *oracle.Session, item func(oracle.Item), end func(*oracle.End)) {
+	for _, t := range s.Turns {
+		if t.Format != oracle.Stream {
+			v.answerTurn(t.Answer)
+			continue
+		}
+		for _, it := range t.Items {
+			if it.Kind == oracle.Answer {
+				v.say(it.Text)
+				continue
+			}
+			item(it)
+		}
+		if t.End != nil {
+			end(t.End)
+		}
+		v.cut()
+	}
+}
+
+// into sets the summary's texts.
 func (v *textView) into(s *summary) {
 	v.cut()
 	s.Text, s.Answer, s.Pieces = v.text.String(), v.answer.String(), v.pieces
@@ -107,38 +131,28 @@ func (v *textView) into(s *summary) {
 func unifiedView(s *oracle.Session) summary {
 	var out summary
 	var v textView
-	for _, t := range s.Turns {
-		if t.Format != oracle.Stream {
-			v.answerTurn(t.Answer)
-			continue
+	v.walk(s, func(it oracle.Item) {
+		switch it.Kind {
+		case oracle.Thinking, oracle.Notice:
+			v.aside(it.Text)
+		case oracle.Echo:
+			// The user's words: not the assistant's text.
+		case oracle.FileChange:
+			v.cut()
+			out.Files = append(out.Files, file{Path: it.File.Path, Change: it.File.Change})
+		default:
+			v.cut()
 		}
-		for _, it := range t.Items {
-			switch it.Kind {
-			case oracle.Answer:
-				v.say(it.Text)
-			case oracle.Thinking, oracle.Notice:
-				v.aside(it.Text)
-			case oracle.Echo:
-				// The user's words: not the assistant's text.
-			case oracle.FileChange:
-				v.cut()
-				out.Files = append(out.Files, file{Path: it.File.Path, Change: it.File.Change})
-			default:
-				v.cut()
+	}, func(e *oracle.End) {
+		if e.Failed {
+			for _, msg := range e.Errors {
+				v.aside(msg)
 			}
 		}
-		if e := t.End; e != nil {
-			if e.Failed {
-				for _, msg := range e.Errors {
-					v.aside(msg)
-				}
-			}
-			if u := e.TurnUsage; u != nil {
-				out.Usage = append(out.Usage, usage{Input: u.Input(), Output: u.Output, Cached: u.CacheRead, Reasoning: deref(u.Reasoning), Total: u.TotalTokens()})
-			}
+		if u := e.TurnUsage; u != nil {
+			out.Usage = append(out.Usage, usage{Input: u.Input(), Output: u.Output, Cached: u.CacheRead, Reasoning: deref(u.Reasoning), Total: u.TotalTokens()})
 		}
-		v.cut()
-	}
+	})
 	v.into(&out)
 	for _, t := range s.Tools {
 		out.Tools = append(out.Tools, tool{ID: t.ID, Name: t.Name, Input: t.Input, Result: t.Result, Success: t.Success, Error: t.Error, LeftOpen: !t.Ended})
@@ -174,40 +188,29 @@ func shimView(s *oracle.Session) summary {
 		plans[t] = text
 		out.Tools = append(out.Tools, tool{ID: t.ID, Name: t.Name, Input: state, Result: "ok", Success: true})
 	}
-	for _, t := range s.Turns {
-		if t.Format != oracle.Stream {
-			v.answerTurn(t.Answer)
-			continue
-		}
-		for _, it := range t.Items {
-			switch it.Kind {
-			case oracle.Answer:
-				v.say(it.Text)
-				continue
-			case oracle.ToolStart:
-				if isPlan(s, it.Tool) {
-					plan(it.Tool, it.Tool.Input)
-				} else {
-					out.Tools = append(out.Tools, shimTool(it.Tool))
-				}
-			case oracle.ToolProgress:
-				if isPlan(s, it.Tool) && it.State != nil {
-					plan(it.Tool, it.State)
-				}
-			case oracle.ToolEnd:
-				if isPlan(s, it.Tool) && it.Tool.Success {
-					plan(it.Tool, it.Tool.Result)
-				}
+	v.walk(s, func(it oracle.Item) {
+		switch it.Kind {
+		case oracle.ToolStart:
+			if isPlan(s, it.Tool) {
+				plan(it.Tool, it.Tool.Input)
+			} else {
+				out.Tools = append(out.Tools, shimTool(it.Tool))
 			}
-			v.cut()
-		}
-		if e := t.End; e != nil {
-			if u := e.TurnUsage; u != nil {
-				out.Usage = append(out.Usage, usage{Input: u.Uncached, Output: u.Output, Cached: u.CacheRead})
+		case oracle.ToolProgress:
+			if isPlan(s, it.Tool) && it.State != nil {
+				plan(it.Tool, it.State)
+			}
+		case oracle.ToolEnd:
+			if isPlan(s, it.Tool) && it.Tool.Success {
+				plan(it.Tool, it.Tool.Result)
 			}
 		}
 		v.cut()
-	}
+	}, func(e *oracle.End) {
+		if u := e.TurnUsage; u != nil {
+			out.Usage = append(out.Usage, usage{Input: u.Uncached, Output: u.Output, Cached: u.CacheRead})
+		}
+	})
 	v.into(&out)
 	return out
 }

@@ -142,14 +142,22 @@ func answersWhat(method string) string {
 	return "JSON-RPC answer to a " + method + " request"
 }
 
-func stepsAnswerTwice(c *stepCtx, steps []transcript.Step) []transcript.Step {
+// chooseAnswer picks the answer answer_twice or answer_never acts on: the
+// step i, the nth (k+1) of the eligible answers.
+func chooseAnswer(c *stepCtx, steps []transcript.Step) (i, k int, ok bool) {
 	method := c.f.strs["method"]
 	idx := answers(steps, method)
-	k, ok := c.choose("nth", len(idx), answersWhat(method))
+	if k, ok = c.choose("nth", len(idx), answersWhat(method)); !ok {
+		return 0, 0, false
+	}
+	return idx[k], k, true
+}
+
+func stepsAnswerTwice(c *stepCtx, steps []transcript.Step) []transcript.Step {
+	i, k, ok := chooseAnswer(c, steps)
 	if !ok {
 		return steps
 	}
-	i := idx[k]
 	c.record("answered twice: "+where(steps, i), "nth", strconv.Itoa(k+1))
 	dup := steps[i]
 	dup.T = nil
@@ -157,13 +165,10 @@ func stepsAnswerTwice(c *stepCtx, steps []transcript.Step) []transcript.Step {
 }
 
 func stepsAnswerNever(c *stepCtx, steps []transcript.Step) []transcript.Step {
-	method := c.f.strs["method"]
-	idx := answers(steps, method)
-	k, ok := c.choose("nth", len(idx), answersWhat(method))
+	i, k, ok := chooseAnswer(c, steps)
 	if !ok {
 		return steps
 	}
-	i := idx[k]
 	c.record("never answered: dropped "+where(steps, i), "nth", strconv.Itoa(k+1))
 	return append(steps[:i:i], steps[i+1:]...)
 }
