@@ -369,7 +369,7 @@ func (d *driver) runACP(ctx context.Context, bin *Binary, sb *Sandbox, red *reda
 		cancelled = true
 		c.notify("session/cancel", map[string]any{"sessionId": sessionID})
 	}
-	res, proc, leaks, err := l.drive(o, onLine, onCancel)
+	res, proc, leaks, err := l.drive(o, liveHandlers{line: onLine, interrupt: onCancel})
 	if err != nil {
 		return nil, proc, err
 	}

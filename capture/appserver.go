@@ -368,7 +368,7 @@ func (d *asDriver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redac
 		l.proc.Interrupt = "turn/interrupt"
 		d.request("turn/interrupt", map[string]any{"threadId": d.thread, "turnId": turnID})
 	}
-	res, proc, _, err := l.drive(o, onLine, onInterrupt)
+	res, proc, _, err := l.drive(o, liveHandlers{line: onLine, interrupt: onInterrupt})
 	return res, proc, err
 }
 

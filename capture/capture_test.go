@@ -384,8 +384,22 @@ func TestLocate(t *testing.T) {
 	if b, err := Locate(context.Background(), "codex", LocateOptions{}); err != nil || b.Source != "PATH" {
 		t.Errorf("Locate from PATH: %+v %v", b, err)
 	}
-	if _, err := Locate(context.Background(), "gemini", LocateOptions{}); err == nil || !strings.Contains(err.Error(), "--install") {
+	if _, err := Locate(context.Background(), "gemini", LocateOptions{CacheDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "--install") {
 		t.Errorf("Locate of a missing CLI: %v", err)
+	}
+	// An earlier npm install in the cache stands in for one on PATH: the
+	// newest complete one.
+	cache := t.TempDir()
+	for _, v := range []string{"0.9.0", "0.10.1", "0.11.0"} {
+		dir := filepath.Join(cache, "gemini", v)
+		os.MkdirAll(filepath.Join(dir, "node_modules", ".bin"), 0o755)
+		os.WriteFile(filepath.Join(dir, "node_modules", ".bin", "gemini"), []byte("#!/bin/sh\necho "+v+"\n"), 0o755)
+		if v != "0.11.0" { // an install that did not finish is no install
+			os.WriteFile(filepath.Join(dir, ".complete"), []byte(v+"\n"), 0o644)
+		}
+	}
+	if b, err := Locate(context.Background(), "gemini", LocateOptions{CacheDir: cache}); err != nil || b.Source != "cache" || b.Version != "0.10.1" {
+		t.Errorf("Locate from the cache: %+v %v, want 0.10.1 from the cache", b, err)
 	}
 	if _, err := Locate(context.Background(), "copilot", LocateOptions{}); err == nil {
 		t.Error("Locate(copilot) did not fail")

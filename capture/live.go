@@ -33,20 +33,33 @@ type live struct {
 	strace string
 	grace  time.Duration
 
-	// interruptAt and killAt are the drive loop's timers, which the
-	// driver's line handler sets: the driver's own interrupt (or cancel),
-	// and the kill of a process that outlived its grace.
-	interruptAt, killAt <-chan time.Time
+	// interruptAt, afterAt and killAt are the drive loop's timers, which
+	// the driver's handlers set: the driver's own interrupt (or cancel), a
+	// look at the process a while after it, and the kill of a process that
+	// outlived its grace.
+	interruptAt, afterAt, killAt <-chan time.Time
+}
+
+// liveHandlers are what a driver does in the drive loop: with each stdout
+// line, when its interrupt timer fires, and when its after timer does
+// (nil when it sets none).
+type liveHandlers struct {
+	line      func(line string)
+	interrupt func()
+	after     func()
 }
 
 // liveConfig is what startLive needs besides the binary and sandbox.
 type liveConfig struct {
-	// argv is the process's argv as recorded (argv[0] the CLI's name),
-	// path, when set, what runs instead of the binary with args (a
-	// launcher that records its pid, say).
-	argv []string
-	path string
-	args []string
+	// argv is the process's argv as recorded (argv[0] the CLI's name);
+	// path, when set, is what runs instead of the binary, with execArgv
+	// (a shell that records its pid, node running a wrapper).
+	argv     []string
+	path     string
+	execArgv []string
+	// drainWait, when set, is how long the recorder waits for the
+	// process's pipes after it exits (the recorder's default otherwise).
+	drainWait time.Duration
 	// stdin, when set, is the process's stdin; noStdin gives it none
 	// (the recorder's empty stdin); otherwise the driver writes it
 	// through live.in.
@@ -76,8 +89,10 @@ func startLive(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.Redact
 		KillGrace: 5 * time.Second, DrainWait: 2 * time.Second,
 	}
 	if lc.path != "" {
-		cfg.Path = lc.path
-		cfg.Argv = append([]string{lc.argv[0]}, lc.args...)
+		cfg.Path, cfg.Argv = lc.path, lc.execArgv
+	}
+	if lc.drainWait > 0 {
+		cfg.DrainWait = lc.drainWait
 	}
 	if lc.stdin == nil && !lc.noStdin {
 		pr, pw := io.Pipe()
@@ -105,11 +120,11 @@ func (l *live) finish() {
 	}
 }
 
-// drive runs the loop: each stdout line to onLine, the interrupt timer to
-// onInterrupt, the kill a grace after finish (o's log says why), until the
-// process ends; then it returns the recording, the process's record, and
-// the connections its strace saw leave loopback (nil when it ran without).
-func (l *live) drive(o Options, onLine func(line string), onInterrupt func()) (res *recorder.Result, proc Process, leaks []string, err error) {
+// drive runs the loop: each stdout line and each timer to its handler,
+// the kill a grace after finish (o's log says why), until the process
+// ends; then it returns the recording, the process's record, and the
+// connections its strace saw leave loopback (nil when it ran without).
+func (l *live) drive(o Options, h liveHandlers) (res *recorder.Result, proc Process, leaks []string, err error) {
 	defer l.cancel()
 	lines := l.lines
 	for {
@@ -119,10 +134,13 @@ func (l *live) drive(o Options, onLine func(line string), onInterrupt func()) (r
 				lines = nil
 				continue
 			}
-			onLine(line)
+			h.line(line)
 		case <-l.interruptAt:
 			l.interruptAt = nil
-			onInterrupt()
+			h.interrupt()
+		case <-l.afterAt:
+			l.afterAt = nil
+			h.after()
 		case <-l.killAt:
 			l.killAt = nil
 			o.logf("%s: still running %v after it was told to stop; killing its process group", l.proc.Argv[0], l.grace)

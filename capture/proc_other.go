@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os/exec"
 	"syscall"
+
+	"github.com/agentconform/agentconform/capture/proctree"
 )
 
 func setGroup(*exec.Cmd) {}
@@ -17,3 +19,5 @@ func killGroup(cmd *exec.Cmd) {
 }
 
 func killPG(int, syscall.Signal) error { return errors.New("no process groups") }
+
+func killAlone(proctree.Proc) error { return errors.New("no SIGKILL here") }

@@ -3,8 +3,11 @@
 package capture
 
 import (
+	"fmt"
 	"os/exec"
 	"syscall"
+
+	"github.com/agentconform/agentconform/capture/proctree"
 )
 
 // setGroup starts cmd in a process group of its own, so that it can be
@@ -31,4 +34,14 @@ func killPG(pid int, sig syscall.Signal) error {
 		return err
 	}
 	return syscall.Kill(-pgid, sig)
+}
+
+// killAlone kills p alone with SIGKILL, if it is still the process the
+// tree saw (same pid and start time).
+func killAlone(p proctree.Proc) error {
+	q, err := proctree.Read(p.PID)
+	if err != nil || q.Start != p.Start {
+		return fmt.Errorf("capture: SIGKILL: process %d is gone", p.PID)
+	}
+	return syscall.Kill(p.PID, syscall.SIGKILL)
 }

@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentconform/agentconform/capture/mock"
+	"github.com/agentconform/agentconform/capture/proctree"
 	"github.com/agentconform/agentconform/recorder"
 	"github.com/agentconform/agentconform/redact"
 	"github.com/agentconform/agentconform/transcript"
@@ -135,6 +137,9 @@ type Result struct {
 	Leaks []string `json:"leaks,omitempty"`
 	// Straced says the leak check ran under strace.
 	Straced bool `json:"straced,omitempty"`
+	// Trees are the process trees of the scenarios that record them
+	// (written beside the transcript by WriteTranscript).
+	Trees []ProcessTree `json:"trees,omitempty"`
 }
 
 // Path is where a capture of cli version's scenario goes under dir:
@@ -212,7 +217,7 @@ func newResult(bin *Binary, sc Scenario, p *plan, run *oneRun, steps []transcrip
 	}
 	return &Result{CLI: bin.CLI, Version: bin.Version, Scenario: sc.Name, Description: p.description,
 		Transcript: &transcript.Transcript{Header: h, Steps: steps, Name: bin.CLI + "/" + sc.Name},
-		Processes:  run.procs, Requests: run.requests, Leaks: run.leaks, Straced: run.straced, Duration: time.Since(start)}
+		Processes:  run.procs, Requests: run.requests, Leaks: run.leaks, Straced: run.straced, Trees: run.trees, Duration: time.Since(start)}
 }
 
 // twice captures a plan whose driver interrupts (a signal, an ACP cancel,
@@ -240,6 +245,7 @@ type oneRun struct {
 	requests []mock.Request
 	leaks    []string
 	straced  bool
+	trees    []ProcessTree
 }
 
 // captureOnce runs procs against a fresh mock, trap and sandbox.
@@ -250,11 +256,21 @@ func captureOnce(ctx context.Context, bin *Binary, scenario string, p *plan, pro
 	}
 	defer env.close()
 	sb, red := env.sb, env.red
+	// Whatever the run started and left running goes before the sandbox.
+	defer reapRun(proctree.Match{Home: sb.Home}, o)
 	run := &oneRun{}
 	session := ""
 	for i, pr := range procs {
 		d := &driver{cli: bin.CLI, p: pr}
+		if p.trees {
+			d.tree = watchTree(proctree.Match{Home: sb.Home}, red.String)
+		}
 		rec, proc, err := d.run(ctx, bin, sb, red, session, o)
+		if d.tree != nil {
+			tree := d.tree.finish(proc)
+			tree.Process = i + 1
+			run.trees = append(run.trees, tree)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("capture: %s/%s process %d: %w", bin.CLI, scenario, i+1, err)
 		}
@@ -389,10 +405,19 @@ func mergeInterrupted(cli, sig string, main, cut *oneRun) *oneRun {
 	mainProc, cutProc := main.procs[0], cut.procs[0]
 	mainProc.Interrupt = ""
 	out.procs = []Process{mainProc, cutProc}
+	for _, t := range main.trees {
+		t.Run, t.Interrupt = "main", ""
+		out.trees = append(out.trees, t)
+	}
+	for _, t := range cut.trees {
+		t.Run = "interrupted"
+		out.trees = append(out.trees, t)
+	}
 	if k < 0 || kc < 0 {
 		// Nothing to branch at: keep the interrupted run as it was.
 		out.steps = cut.steps
 		out.procs = []Process{cutProc}
+		out.trees = cut.trees
 		return out
 	}
 	const label = "interrupted"
@@ -400,14 +425,31 @@ func mergeInterrupted(cli, sig string, main, cut *oneRun) *oneRun {
 	steps = append(steps, transcript.Step{Op: transcript.OpOnSignal, OnSignal: map[string]string{sig: "goto:" + label}})
 	steps = append(steps, main.steps[k+1:]...)
 	steps = append(steps, transcript.Step{Op: transcript.OpLabel, Label: label})
+	// The branch continues main's tool call: Gemini's tool ids carry the
+	// time of the call, so the second run's differs.
+	mainTool, cutTool := geminiToolID(main.steps[k]), geminiToolID(cut.steps[kc])
 	for _, s := range cut.steps[kc+1:] {
 		if (s.Op == transcript.OpOut || s.Op == transcript.OpErr) && cutProc.SessionID != "" && mainProc.SessionID != "" {
 			s.Text = strings.ReplaceAll(s.Text, cutProc.SessionID, mainProc.SessionID)
+		}
+		if s.Op == transcript.OpOut && mainTool != "" && cutTool != "" {
+			s.Text = strings.ReplaceAll(s.Text, cutTool, mainTool)
 		}
 		steps = append(steps, s)
 	}
 	out.steps = steps
 	return out
+}
+
+// geminiToolID is the tool_id of a Gemini tool_use line, "" for any
+// other line.
+func geminiToolID(s transcript.Step) string {
+	ev := decodeEvent(s.Text)
+	if ev == nil || ev["type"] != "tool_use" {
+		return ""
+	}
+	id, _ := ev["tool_id"].(string)
+	return id
 }
 
 // toolStartStep is the index of the first stdout step that starts a tool,
@@ -539,6 +581,9 @@ func WriteTranscript(dir string, res *Result) error {
 		return fmt.Errorf("capture: %w", err)
 	}
 	res.File = p
+	if len(res.Trees) > 0 {
+		return writeTrees(dir, res)
+	}
 	return nil
 }
 
@@ -555,6 +600,8 @@ type driver struct {
 	// rawSession is the session id as the CLI printed it (unredacted),
 	// for the next process's resume.
 	rawSession string
+	// tree, when set, follows the process's tree (trees.go).
+	tree *treeWatch
 }
 
 // run starts the process through the recorder and drives it to the end.
@@ -568,18 +615,27 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 	}
 	d.signals = make(chan os.Signal, 4)
 	lc := liveConfig{argv: append([]string{bin.CLI}, args...), signals: d.signals, interrupt: string(d.p.interrupt),
-		strace: d.p.interrupt != interruptSIGINT && d.p.interrupt != interruptSIGTERM}
+		strace: d.p.interrupt == interruptNone}
 	// Gemini's launcher ignores SIGINT and SIGTERM and relaunches the CLI
 	// as its child (docs/protocols/gemini.md#signals), so its interrupts go to the whole
 	// process group, as the reference adapters send them; a shell that
 	// writes its pid (the group's id) and execs the CLI tells the driver
 	// which group that is.
 	var pidFile string
-	if d.cli == "gemini" && d.p.interrupt != interruptNone && runtime.GOOS != "windows" {
+	if d.cli == "gemini" && d.p.interrupt != interruptNone && !d.p.signalAlone && runtime.GOOS != "windows" {
 		pidFile = filepath.Join(sb.Root, fmt.Sprintf("pid-%d", time.Now().UnixNano()))
 		lc.path = "/bin/sh"
-		lc.args = append([]string{"-c", `echo $$ > "$1"; shift; exec "$@"`, "sh", pidFile, bin.Path}, args...)
+		lc.execArgv = append([]string{"sh", "-c", `echo $$ > "$1"; shift; exec "$@"`, "sh", pidFile, bin.Path}, args...)
 	}
+	if d.p.wrapper {
+		node, wrapper, err := claudeWrapper(bin.Path, sb.Env)
+		if err != nil {
+			return nil, Process{Argv: lc.argv}, err
+		}
+		lc.path = node
+		lc.execArgv = append([]string{"node", wrapper}, args...)
+	}
+	lc.drainWait = d.p.drainWait
 	switch d.p.stdin {
 	case stdinClosed:
 		lc.stdin = strings.NewReader("")
@@ -600,6 +656,7 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 	var (
 		interrupted bool
 		turn        int
+		sawResult   bool
 	)
 	delay := o.interruptDelay()
 	if d.p.interruptDelay > 0 {
@@ -616,6 +673,15 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		if id := sessionOf(ev); id != "" && l.proc.SessionID == "" {
 			l.proc.SessionID = id
 			d.rawSession = id
+		}
+		if d.tree != nil {
+			if toolResulted(d.cli, ev) && !sawResult {
+				sawResult = true
+				d.tree.snapshot(whenToolResult)
+			}
+			if turnEnded(d.cli, ev) {
+				d.tree.snapshot(whenTurnEnd)
+			}
 		}
 		if d.p.interrupt != interruptNone && !interrupted && l.interruptAt == nil && d.p.interruptFrom == "" && toolStarted(d.cli, ev) {
 			l.interruptAt = time.After(delay)
@@ -640,6 +706,10 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 	}
 	onInterrupt := func() {
 		interrupted = true
+		if d.tree != nil {
+			d.tree.snapshot(whenInterrupt)
+			l.afterAt = time.After(afterInterrupt)
+		}
 		switch d.p.interrupt {
 		case interruptControl:
 			d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "interrupt"}})
@@ -652,9 +722,20 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 				d.signals <- sig
 			}
 			l.killAt = time.After(l.grace)
+		case interruptSIGKILL:
+			err := errors.New("capture: SIGKILL needs the process tree recorded")
+			if d.tree != nil {
+				err = d.tree.kill()
+			}
+			if err != nil {
+				o.logf("%s: %v", bin.CLI, err)
+			}
+			l.killAt = time.After(l.grace)
 		}
 	}
-	res, proc, leaks, err := l.drive(o, onLine, onInterrupt)
+	// A look at the tree a while after the interrupt.
+	onAfter := func() { d.tree.snapshot(whenAfterInterrupt) }
+	res, proc, leaks, err := l.drive(o, liveHandlers{line: onLine, interrupt: onInterrupt, after: onAfter})
 	if err == nil && l.strace != "" {
 		d.leaks, d.straced = leaks, true
 	}

@@ -58,6 +58,10 @@ const (
 	interruptControl interruptMode = "control" // Claude's control_request interrupt
 	interruptSIGINT  interruptMode = "SIGINT"
 	interruptSIGTERM interruptMode = "SIGTERM"
+	// interruptSIGKILL kills the process the driver started (an npm
+	// launcher, where there is one) alone; it needs a recorded process
+	// tree, which knows that process's pid (scenario_trees.go).
+	interruptSIGKILL interruptMode = "SIGKILL"
 )
 
 // plan is a scenario for one CLI.
@@ -71,6 +75,8 @@ type plan struct {
 	// appServer, when set, replaces procs: `codex app-server` processes
 	// driven over JSON-RPC (appserver.go).
 	appServer []asProc
+	// trees records the process tree of every CLI process (trees.go).
+	trees bool
 }
 
 // proc is one process of a plan (Codex and Gemini resume in a second one).
@@ -104,6 +110,17 @@ type proc struct {
 	// acp, when set, runs the process as an Agent Client Protocol agent
 	// and the driver as its client (acp.go).
 	acp *acpSession
+	// signalAlone sends the interrupting signal to the process started
+	// alone, also for Gemini, whose signals otherwise go to the process
+	// group (its launcher passes none on).
+	signalAlone bool
+	// wrapper runs Claude Code through its package's fallback npm
+	// launcher, cli-wrapper.cjs, under node, instead of the native binary.
+	wrapper bool
+	// drainWait, when set, is how long the recorder goes on reading
+	// stdout and stderr after the process started exited (a CLI its
+	// launcher left behind writes on).
+	drainWait time.Duration
 }
 
 // Prompts used by the scenarios.
@@ -349,7 +366,8 @@ func Scenarios() []Scenario {
 				settings: settings{retries: true},
 			}
 		}},
-	}, append(append(append(controlScenarios(), quirkScenarios()...), appServerScenarios()...), acpScenarios()...)...)
+		unicodeScenario(),
+	}, append(append(append(append(controlScenarios(), quirkScenarios()...), treeScenarios()...), appServerScenarios()...), acpScenarios()...)...)
 }
 
 func textIf(ok bool, s string) []string {

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -32,7 +33,10 @@ type Stage struct {
 	// Home is the throwaway home.
 	Home string
 
-	env *runEnv
+	env  *runEnv
+	bin  *Binary
+	plan *plan
+	o    Options
 }
 
 // stageUnset are the variables a driver's environment may carry that
@@ -46,24 +50,14 @@ var stageUnset = []string{
 }
 
 // Playable reports whether a driver other than capture can play
-// scenario with cli: the scenario applies to the CLI and drives it over
-// stdio as headless runs are driven (not an app-server or ACP session,
-// which has clients of its own).
+// scenario with cli: the scenario applies to the CLI, so the mock has a
+// script of the model's side of it (whoever drives the CLI: a headless
+// run, an app-server or ACP client).
 func Playable(cli, scenario string) bool {
 	for _, sc := range Scenarios() {
-		if sc.Name != scenario {
-			continue
+		if sc.Name == scenario {
+			return sc.Supports(cli)
 		}
-		p := sc.plan(cli)
-		if p == nil || p.appServer != nil {
-			return false
-		}
-		for _, pr := range p.procs {
-			if pr.acp != nil {
-				return false
-			}
-		}
-		return true
 	}
 	return false
 }
@@ -85,7 +79,7 @@ func OpenStage(bin *Binary, scenario string, o Options) (*Stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Stage{CLI: bin.CLI, Scenario: scenario, Unset: stageUnset, Files: p.files, Home: env.sb.Home, env: env}
+	st := &Stage{CLI: bin.CLI, Scenario: scenario, Unset: stageUnset, Files: p.files, Home: env.sb.Home, env: env, bin: bin, plan: p, o: o}
 	for _, kv := range env.sb.Env {
 		if !strings.HasPrefix(kv, "PATH=") {
 			st.Env = append(st.Env, kv)
@@ -103,3 +97,48 @@ func (s *Stage) Leaks() []string { return s.env.tr.hits() }
 
 // Close stops the mock and the trap and removes the home.
 func (s *Stage) Close() { s.env.close() }
+
+// Prime runs the scenario's first turn in dir, as capture drives it (the
+// first process; Claude's process with its first user message only), so
+// that the CLI's session store holds a session of dir whose first turn is
+// done, as a user's earlier run leaves one; it returns that session (or
+// thread) id, for a driver to resume. The mock's script answers the
+// resumed turn next: it reads the conversation from the history.
+func (s *Stage) Prime(ctx context.Context, dir string) (string, error) {
+	sb := *s.env.sb
+	sb.Project = dir
+	if len(s.plan.appServer) > 0 {
+		// codex app-server: the first process's turns, on a new thread.
+		ap := s.plan.appServer[0]
+		ap.resume = false
+		ap.turns = append([]asTurn(nil), ap.turns...)
+		for i := range ap.turns {
+			ap.turns[i].interrupt = false
+		}
+		d := &asDriver{p: ap, cwd: dir}
+		if _, _, err := d.run(ctx, s.bin, &sb, s.env.red, s.o); err != nil {
+			return "", fmt.Errorf("capture: priming a thread of %s with codex app-server: %w", s.Scenario, err)
+		}
+		if d.thread == "" {
+			return "", fmt.Errorf("capture: priming a thread of %s with codex app-server: no thread started", s.Scenario)
+		}
+		return d.thread, nil
+	}
+	if len(s.plan.procs) == 0 {
+		return "", fmt.Errorf("capture: scenario %s runs no headless process to prime a session with", s.Scenario)
+	}
+	pr := s.plan.procs[0]
+	if len(pr.turns) > 1 {
+		pr.turns = pr.turns[:1]
+	}
+	pr.interrupt = interruptNone
+	d := &driver{cli: s.CLI, p: pr}
+	_, proc, err := d.run(ctx, s.bin, &sb, s.env.red, "", s.o)
+	if err != nil {
+		return "", fmt.Errorf("capture: priming a session of %s with %s: %w", s.Scenario, s.CLI, err)
+	}
+	if d.rawSession == "" || proc.Exit != 0 {
+		return "", fmt.Errorf("capture: priming a session of %s with %s: the CLI announced no session (exit %d)", s.Scenario, s.CLI, proc.Exit)
+	}
+	return d.rawSession, nil
+}

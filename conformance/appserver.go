@@ -501,6 +501,9 @@ func judgeAppServerApproval(o *Observation) Outcome {
 			requests = append(requests, l)
 		}
 	}
+	if policy := clientApprovalPolicy(o); policy != "untrusted" {
+		return Outcome{Skip: true, Actual: fmt.Sprintf("the client set approvalPolicy %s: Codex asks no approval for this command then (it was captured asking under untrusted; run on the real app-server under the client's policy, it ran the command unasked), so no user of the client meets this exchange", policy)}
+	}
 	if len(requests) == 0 {
 		return Outcome{Skip: true, Actual: "the server asked for no approval (the turn did not get that far)"}
 	}
@@ -775,4 +778,43 @@ func judgeAppServerRestarts(o *Observation) Outcome {
 		return failf("turn_end ok:true for the next turn, which the new app-server completed", "ok:false, error %q", clip(ends[len(ends)-1].Error, 200))
 	}
 	return pass()
+}
+
+// clientApprovalPolicy is the approvalPolicy a client of codex app-server
+// ran its turns under: the last one its thread/start or turn/start
+// params named, else a config override on its command line (-c
+// approval_policy=...), else "unset" (the server's default, which asks no
+// approval for a command in the workspace).
+func clientApprovalPolicy(o *Observation) string {
+	policy := ""
+	for _, cl := range o.clientLines(o.Fake) {
+		if cl.msg == nil || cl.msg.Kind != transcript.RPCRequest || (cl.msg.Method != "thread/start" && cl.msg.Method != "turn/start") {
+			continue
+		}
+		if p, _ := transcript.Lookup(cl.msg.Obj, "/params/approvalPolicy"); p != nil {
+			if s, ok := p.(string); ok {
+				policy = s
+			} else if b, err := json.Marshal(p); err == nil {
+				policy = string(b)
+			}
+		}
+	}
+	if policy != "" {
+		return policy
+	}
+	for _, s := range o.FakeStarts() {
+		for i, a := range s.Argv {
+			v := a
+			if (a == "-c" || a == "--config") && i+1 < len(s.Argv) {
+				v = s.Argv[i+1]
+			}
+			if k, val, ok := strings.Cut(v, "="); ok && strings.TrimSpace(k) == "approval_policy" {
+				policy = strings.Trim(strings.TrimSpace(val), `"'`)
+			}
+		}
+	}
+	if policy == "" {
+		return "unset"
+	}
+	return policy
 }

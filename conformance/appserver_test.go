@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -126,6 +127,9 @@ func TestAppServerClients(t *testing.T) {
 			each([]string{apiErr}, Fail, "lifecycle/app-server-turns", "lifecycle/app-server-reports-failure"))},
 		{"kill-to-interrupt", []string{intr, intr2}, each([]string{intr, intr2}, Fail, "interrupt/app-server-turn-interrupt")},
 		{"approve-always", []string{accept, deny}, each([]string{deny}, Fail, "control/app-server-approval")},
+		// Under the server's default policy the real Codex asks no
+		// approval for the command: the fake's does, and is not judged.
+		{"default-policy", []string{accept, deny}, map[string]Verdict{}},
 		{"approve-twice", []string{accept, files}, each([]string{accept, files}, Fail, "control/app-server-approval", "output/app-server-requests")},
 		{"decode-per-read", []string{split, plain}, each([]string{split}, Fail, "lossless/app-server-text")},
 		{"strict-ids", []string{twice, single}, each([]string{twice}, Crash, "output/records")},
@@ -185,6 +189,15 @@ func TestAppServerClients(t *testing.T) {
 			}
 			if d := cmp.Diff(r.want, findings(o.res)); d != "" {
 				t.Errorf("findings (-want +got):\n%s\n%s", d, details(o.res, r.want))
+			}
+			if r.mode == "default-policy" {
+				for _, c := range o.res.Cases {
+					for _, ch := range c.Checks {
+						if ch.Check == "control/app-server-approval" && (ch.Verdict != Skip || !strings.Contains(ch.Actual, "approvalPolicy unset")) {
+							t.Errorf("%s %s: %s (%s), want SKIP: under the default policy the real server asks no approval", c.ID, ch.Check, ch.Verdict, ch.Actual)
+						}
+					}
+				}
 			}
 		})
 	}

@@ -108,6 +108,10 @@ var brokenAdapters = []brokenAdapter{
 		want: merge(each([]string{"codex/plain-text", "codex/multi-turn"}, Fail, "invocation/flags", "lifecycle/reports-success"),
 			// The rejected first turn announced no thread id to resume.
 			each([]string{"codex/multi-turn"}, Informational, "invocation/resume-id"))},
+	// The fake plays the limit's result all the same: only the argv shows
+	// the limit was dropped.
+	{bug: broken.MaxTurnsDropped, cases: []string{"claude/max-turns", "claude/plain-text"},
+		want: each([]string{"claude/max-turns"}, Fail, "invocation/max-turns")},
 	{bug: broken.ClaudeNoVerbose, cases: []string{"claude/plain-text", "claude/multi-turn", "claude/permission-allow"},
 		want: each([]string{"claude/plain-text", "claude/multi-turn", "claude/permission-allow"}, Fail, "invocation/flags", "lifecycle/reports-success")},
 	{bug: broken.CodexStdinOpen, cases: []string{"codex/plain-text", "codex/single-tool", "codex/single-tool/exit-nonzero"},
@@ -232,16 +236,6 @@ var brokenAdapters = []brokenAdapter{
 	{bug: broken.WatchdogNoStop, cases: []string{"claude/single-tool/watchdog", "codex/single-tool/watchdog", "codex/plain-text"},
 		want: merge(each([]string{"claude/single-tool/watchdog", "codex/single-tool/watchdog"}, NonStrict, "lifecycle/watchdog"),
 			each([]string{"codex/single-tool/watchdog"}, Fail, "lifecycle/reaps-cli"))},
-
-	// lifecycle: process trees
-	// What the CLI left in its process group outlives the adapter.
-	{bug: broken.PidOnly, cases: []string{"claude/single-tool/tool-ignores-sigterm", "codex/single-tool/tool-ignores-sigterm",
-		"claude/single-tool/grandchild-holds-stdout", "codex/single-tool/grandchild-holds-stdout", "codex/interrupt/npm-launcher", "claude/interrupt/npm-launcher", "codex/plain-text"},
-		want: each([]string{"claude/single-tool/tool-ignores-sigterm", "codex/single-tool/tool-ignores-sigterm",
-			"claude/single-tool/grandchild-holds-stdout", "codex/single-tool/grandchild-holds-stdout"}, Fail, "lifecycle/no-stray-process")},
-	// The end of stdout never comes while the grandchild holds it.
-	{bug: broken.WaitEOF, cases: []string{"codex/single-tool/grandchild-holds-stdout", "codex/single-tool/tool-ignores-sigterm", "codex/plain-text"},
-		want: each([]string{"codex/single-tool/grandchild-holds-stdout"}, Timeout, "output/records")},
 
 	// forward
 	{bug: broken.StrictTypes, cases: []string{"codex/single-tool/unknown-type", "codex/single-tool/unknown-field", "codex/single-tool/unknown-block", "codex/single-tool"},
@@ -412,11 +406,11 @@ func TestNaiveAdapter(t *testing.T) {
 
 // naiveBugs are the bugs of the naive adapter.
 var naiveBugs = []broken.Bug{broken.Scanner64K, broken.StderrUndrained, broken.SigtermOnly, broken.CodexStdinOpen,
-	broken.BareInterrupt, broken.EnvelopeNoRequest, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.StrictTypes,
+	broken.BareInterrupt, broken.EnvelopeNoRequest, broken.DoubleAnswer, broken.CodexFullAuto, broken.ClaudeNoVerbose, broken.MaxTurnsDropped, broken.StrictTypes,
 	broken.ResumeLast, broken.KillClaude, broken.AnswerAfterCancel, broken.HumanPrompt, broken.ChunkLines,
 	broken.NoRestart, broken.RestartNewSession,
 	broken.AllowNoInput, broken.DenyNoMessage, broken.ResultTextOnly, broken.ThinkingAsText, broken.FirstBlockPerMessage,
-	broken.NoWatchdog, broken.WatchdogNoStop, broken.PidOnly, broken.WaitEOF}
+	broken.NoWatchdog, broken.WatchdogNoStop}
 
 // TestEnvelopeNeverSent shows that control/interrupt-envelope does not
 // judge a case whose interrupt the runner never got to send (the turn

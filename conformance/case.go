@@ -34,6 +34,11 @@ type Case struct {
 	// Resume, when set, is the session id the start command asks the
 	// adapter to resume (its "resume" field).
 	Resume string
+	// MaxTurns, when set, is the caller's turn limit the start command
+	// gives (its "max_turns" field): the case needs an adapter that
+	// declares max_turns, as the CLI stops a turn at a limit only when
+	// asked for one (docs/protocols/claude.md#max-turns).
+	MaxTurns int
 	// Sessions are put into the fakes' session store before the adapter
 	// starts: the session a case resumes, a decoy beside it. A seed
 	// without Cwd belongs to the adapter's working directory.

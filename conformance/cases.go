@@ -115,7 +115,10 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 				continue
 			case scenario == "permission-deny":
 				c.Permission = "deny"
-			case strings.HasPrefix(scenario, "api-error") || scenario == "max-turns":
+			case scenario == "max-turns":
+				// Captured with --max-turns 1: the caller's limit.
+				c.Expect.TurnFails, c.MaxTurns = true, 1
+			case strings.HasPrefix(scenario, "api-error"):
 				c.Expect.TurnFails = true
 			}
 			cases = append(cases, c)

@@ -35,6 +35,7 @@ const (
 	// stream-json input.
 	srcClaudeStreamSignals = "docs/protocols/claude.md#stream-signals"
 	srcClaudeCancel        = "docs/protocols/claude.md#control-cancel"
+	srcClaudeMaxTurns      = "docs/protocols/claude.md#max-turns"
 	srcClaudeStdin         = "docs/protocols/claude.md#stdin-close"
 	srcClaudeShutdown      = "docs/protocols/claude.md#sdk-shutdown"
 	srcCodexInv            = "docs/protocols/codex.md#stdin"

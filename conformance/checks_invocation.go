@@ -25,6 +25,14 @@ var (
 			}
 			return true, ""
 		}, Judge: judgeClaudeStdin})
+	CheckMaxTurns = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/max-turns", "MUST",
+		"When the caller sets a turn limit, every Claude invocation that runs a turn carries it (--max-turns N): the CLI stops a turn at a limit only when asked for one.", srcClaudeMaxTurns),
+		Applies: func(c *Case, h *Hello) (bool, string) {
+			if c.MaxTurns <= 0 || c.Agent != "claude" {
+				return false, "applies to Claude cases with a turn limit"
+			}
+			return true, ""
+		}, Judge: judgeMaxTurns})
 	CheckResume = register(&Check{Family: FamilyInvocation, Rule: rule("invocation/resume-id", "MUST",
 		"A resumed turn passes the session id from system/init, thread.started or init.", srcResume),
 		Applies: needs("multi_turn", multiTurn), Judge: judgeResume})
@@ -59,9 +67,11 @@ func judgeStdinClosed(o *Observation) Outcome {
 	closed, rejected, stopped := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, r := range o.Fake {
 		switch {
-		case r.Kind == "stdin_closed", r.Kind == "stdin_unread":
+		case r.Kind == "stdin_closed", r.Kind == "stdin_unread", r.Kind == "stdin_closed_unread":
 			// stdin_unread: a CLI that reads no stdin (codex exec resume
-			// with a prompt) does not wait for its EOF.
+			// with a prompt) does not wait for its EOF. stdin_closed_unread:
+			// the adapter closed it, and the CLI ended before it read to
+			// the end (a real CLI stopped while it was loading).
 			closed[r.PID] = true
 		case r.Kind == "flags_error":
 			rejected[r.PID] = true
@@ -294,4 +304,36 @@ func sentPrompts(o *Observation) []string {
 		}
 	}
 	return out
+}
+
+// judgeMaxTurns checks that every Claude process running a turn was given
+// the case's turn limit.
+func judgeMaxTurns(o *Observation) Outcome {
+	want := strconv.Itoa(o.Case.MaxTurns)
+	n := 0
+	for _, s := range o.FakeStarts() {
+		if formatOf(o.Case.Agent, s.Argv) == formatNone {
+			continue
+		}
+		n++
+		got := ""
+		for i, a := range s.Argv {
+			if v, ok := strings.CutPrefix(a, "--max-turns="); ok {
+				got = v
+			} else if a == "--max-turns" && i+1 < len(s.Argv) {
+				got = s.Argv[i+1]
+			}
+		}
+		if got != want {
+			how := "no --max-turns"
+			if got != "" {
+				how = "--max-turns " + got
+			}
+			return failf("--max-turns "+want+" on every Claude invocation (the caller's limit)", "%s in %s: the CLI runs on past the caller's limit", how, strings.Join(s.Argv, " "))
+		}
+	}
+	if n == 0 {
+		return Outcome{Skip: true, Actual: "no Claude process ran a turn"}
+	}
+	return pass()
 }

@@ -687,6 +687,9 @@ func (d *driver) loop(ctx context.Context, lines <-chan adapterLine) {
 		if c.Resume != "" {
 			start["resume"] = c.Resume
 		}
+		if c.MaxTurns > 0 {
+			start["max_turns"] = c.MaxTurns
+		}
 		d.send("start", start)
 		d.prompt = 1
 	}
@@ -815,7 +818,7 @@ func (d *driver) timers() {
 	// A CLI asked for text writes nothing on stdout until its turn is over:
 	// one second after it started counts as its lines written.
 	linesOK := func(n int) bool {
-		return d.cli.lines >= n || !d.cliUp.IsZero() && time.Since(d.cliUp) >= notInTurnQuiet
+		return d.cli.lines >= n || !d.cliUp.IsZero() && time.Since(d.cliUp) >= d.notInTurn()
 	}
 	if ip := c.Interrupt; ip != nil && ip.Early && !d.interrupted && d.turnEnds == 0 && d.cli.files > 0 {
 		d.interrupt() // the CLI is up, still loading
@@ -866,8 +869,22 @@ const giveUpAfter = time.Second
 
 // notInTurnQuiet is how long after a CLI process is seen running the
 // runner interrupts it even if it has not seen it in its turn (see
-// cliInTurn).
-const notInTurnQuiet = time.Second
+// cliInTurn); realNotInTurnQuiet is the same for a real CLI, which takes
+// seconds to start on a loaded machine (Gemini CLI 2 to 3 s on a quiet
+// one): interrupted before it has read its prompt, it says nothing of
+// the turn the case is about.
+const (
+	notInTurnQuiet     = time.Second
+	realNotInTurnQuiet = 8 * time.Second
+)
+
+// notInTurn is notInTurnQuiet for the CLI the case runs.
+func (d *driver) notInTurn() time.Duration {
+	if d.c.real != nil {
+		return realNotInTurnQuiet
+	}
+	return notInTurnQuiet
+}
 
 // cliInTurn reports whether the CLI has started the case's first turn, so
 // that an interrupt can reach it there. Claude answers an interrupt that
@@ -887,7 +904,7 @@ func (d *driver) cliInTurn() bool {
 	if d.cli.files > 0 && d.cliUp.IsZero() {
 		d.cliUp = time.Now()
 	}
-	if !d.cliUp.IsZero() && time.Since(d.cliUp) >= notInTurnQuiet {
+	if !d.cliUp.IsZero() && time.Since(d.cliUp) >= d.notInTurn() {
 		d.inTurn = true
 		return true
 	}

@@ -1,14 +1,18 @@
 package conformance
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentconform/agentconform/capture"
+	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/fakecli/faults"
 	"github.com/agentconform/agentconform/realcli"
 )
@@ -55,6 +59,11 @@ type realCase struct {
 	// faults are the live faults the wrapper applies (the case's, less
 	// those the real CLI's own process tree stands for).
 	faults string
+	// prime runs the scenario's first turn with the real CLI before the
+	// adapter starts, twice: the case resumes the first session, and the
+	// second is the younger decoy of the fakes' seeds (the one --continue,
+	// resume --last or --resume latest would take).
+	prime bool
 }
 
 // Version returns the version of the real cli, or "".
@@ -86,12 +95,16 @@ func (r *RealCLIs) forReal(cases []*Case) []*Case {
 
 // plan says how c plays on its real CLI, or why it cannot.
 func (r *RealCLIs) plan(c *Case) (*realCase, string) {
-	bin := r.Binaries[c.Agent]
+	cli := realCLIOf[c.Agent]
+	if cli == "" {
+		cli = c.Agent
+	}
+	bin := r.Binaries[cli]
 	switch {
 	case c.Unavailable != "":
 		return nil, c.Unavailable
 	case bin == nil:
-		return nil, fmt.Sprintf("no real %s was found (put it on PATH, name it with --%s-path, or install it with --install)", c.Agent, c.Agent)
+		return nil, fmt.Sprintf("no real %s was found (put it on PATH, name it with --%s-path, or install it with --install)", cli, cli)
 	case c.Transcript != "":
 		return nil, "it replays a transcript file, which only a fake can"
 	case c.Fixture == "" || strings.Count(c.Fixture, "/") != 1:
@@ -100,19 +113,40 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 		return nil, "it paces or stalls the CLI's output, which only a fake can"
 	case c.Expect.IgnoresSIGTERM:
 		return nil, "the CLI must ignore SIGTERM, which only a fake can make it"
-	case len(c.Sessions) > 0 && c.Resume == resumeID:
-		return nil, "it resumes a session seeded in the fakes' store"
 	}
+	// A case that resumes a session of an earlier run (its first turn
+	// done) gets one from the real CLI itself: the stage primes it.
+	prime := len(c.Sessions) > 0 && c.Resume == resumeID
 	scenario := path.Base(c.Fixture)
-	if !capture.Playable(c.Agent, scenario) {
-		return nil, fmt.Sprintf("the mock model API has no script of %s for %s", scenario, c.Agent)
+	if alias := scenarioAlias[cli+"/"+scenario]; alias != "" {
+		scenario = alias
+	}
+	if scenario == "acp-permission" {
+		// Captured twice, one run per answer: the policy picks the run.
+		scenario += "-" + c.Permission
+	}
+	if !capture.Playable(cli, scenario) {
+		return nil, fmt.Sprintf("the mock model API has no script of %s for %s", scenario, cli)
 	}
 	live := realFaults(c.Faults)
 	if err := faults.LiveSupported(live); err != nil {
 		return nil, err.Error()
 	}
-	return &realCase{bin: bin, scenario: scenario, faults: live}, ""
+	return &realCase{bin: bin, scenario: scenario, faults: live, prime: prime}, ""
 }
+
+// scenarioAlias names the capture scenario a fixture was captured from
+// where the names differ: the api-error fixtures are the captures of a
+// model API answering 401 (Claude) or 400 (Codex, Gemini CLI).
+var scenarioAlias = map[string]string{
+	"claude/api-error": "api-error-401",
+	"codex/api-error":  "api-error-400",
+	"gemini/api-error": "api-error-400",
+}
+
+// realCLIOf is the CLI that serves the JSON-RPC surfaces' agents:
+// `codex app-server` and `gemini --acp`.
+var realCLIOf = map[string]string{AgentAppServer: "codex", AgentGeminiACP: "gemini"}
 
 // realFaults is a case's fault spec less the process faults a real CLI
 // plays itself: its npm launcher is the real one.
@@ -169,16 +203,37 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 			return nil, nil, fmt.Errorf("case %s: seeding %s: %w", c.ID, rel, err)
 		}
 	}
+	if rc.prime {
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		defer cancel()
+		id, err := st.Prime(ctx, work)
+		if err == nil {
+			_, err = st.Prime(ctx, work) // the decoy, younger
+		}
+		if err != nil {
+			st.Close()
+			return nil, nil, &realSetupError{err}
+		}
+		c.Resume = id
+	}
 	conf := filepath.Join(dir, "real.json")
-	err = realcli.WriteConfig(conf, &realcli.Config{CLI: c.Agent, Path: rc.bin.Path, Version: rc.bin.Version,
+	err = realcli.WriteConfig(conf, &realcli.Config{CLI: rc.bin.CLI, Path: rc.bin.Path, Version: rc.bin.Version,
 		Env: st.Env, Unset: st.Unset, Faults: rc.faults, Seed: caseSeed(cfg, c), Deadline: deadline})
 	if err != nil {
 		st.Close()
 		return nil, nil, err
 	}
 	done = func(o *Observation) {
-		o.Real = &RealRun{CLI: c.Agent, Version: rc.bin.Version, Scenario: rc.scenario,
-			ModelRequests: len(st.Requests()), Leaks: st.Leaks()}
+		reqs := st.Requests()
+		o.Real = &RealRun{CLI: rc.bin.CLI, Version: rc.bin.Version, Scenario: rc.scenario,
+			ModelRequests: len(reqs), Leaks: st.Leaks()}
+		if cfg.Keep {
+			// What the mock model API was asked, beside the fakes' log:
+			// which scripted answer each request got.
+			if b, err := json.MarshalIndent(reqs, "", "  "); err == nil {
+				os.WriteFile(filepath.Join(dir, "model-requests.json"), b, 0o644)
+			}
+		}
 		st.Close()
 	}
 	return []string{realcli.EnvConfig + "=" + conf}, done, nil
@@ -230,7 +285,10 @@ func realOutcome(c *Case, o *Observation) (*Case, string) {
 	for _, s := range o.turnStarts() {
 		for _, r := range o.Fake {
 			if r.PID == s.PID && r.Kind == "exit" && (r.Signal != "" || r.Code != nil && *r.Code != 0) {
-				exitedBadly = true
+				// A CLI that exits non-zero failed, whatever it wrote
+				// (text output says nothing else of a failure).
+				exitedBadly, failed = true, true
+				why = append(why, fmt.Sprintf("%s exited %s", strings.Join(s.Argv[:min(2, len(s.Argv))], " "), exitText(r)))
 			}
 		}
 	}
@@ -256,3 +314,22 @@ func RealRunName(adapter string) string { return adapter + RealRunMark }
 // FakeRunName is the name of the run on the fakes paired with a run
 // named name on the real CLIs.
 func FakeRunName(name string) string { return strings.TrimSuffix(name, RealRunMark) }
+
+// exitText says how an exit record's process ended.
+func exitText(r fakecli.Observation) string {
+	if r.Signal != "" {
+		return "by " + r.Signal
+	}
+	if r.Code != nil {
+		return strconv.Itoa(*r.Code)
+	}
+	return "somehow"
+}
+
+// realSetupError is a real CLI that could not be set up for a case (the
+// session to resume could not be primed): the case is SKIP with it, the
+// run goes on.
+type realSetupError struct{ err error }
+
+func (e *realSetupError) Error() string { return "the real CLI could not be set up: " + e.err.Error() }
+func (e *realSetupError) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +18,11 @@ import (
 // replaying the case's fixture, so that a run on the real CLIs is tested
 // without them: the wrapper, the stage, the relay and the runner all run
 // as they do on the real ones, and the verdicts must be the fakes'.
-func standInCLIs(t *testing.T) *RealCLIs {
+func standInCLIs(t *testing.T) *RealCLIs { return standInCLIsRunning(t, "") }
+
+// standInCLIsRunning is standInCLIs whose stand-ins first run pre, a shell
+// command (a tool's background process, say).
+func standInCLIsRunning(t *testing.T, pre string) *RealCLIs {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -35,7 +40,7 @@ func standInCLIs(t *testing.T) *RealCLIs {
 	for _, cli := range []string{"claude", "codex", "gemini"} {
 		// The wrapper gives the CLI none of the fakes' settings: the
 		// stand-in takes its fixture from the case's name.
-		script := "#!/bin/sh\nfixture=$(printf %s \"$AGENTCONFORM_CASE\" | cut -d/ -f1,2)\n" +
+		script := "#!/bin/sh\n" + pre + "\nfixture=$(printf %s \"$AGENTCONFORM_CASE\" | cut -d/ -f1,2)\n" +
 			"exec env AGENTCONFORM_FIXTURE=\"$fixture\" AGENTCONFORM_SESSIONS=\"$HOME/fake-sessions\" " + filepath.Join(fakes, cli) + " \"$@\"\n"
 		path := filepath.Join(dir, cli+"-stand-in")
 		if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
@@ -143,5 +148,52 @@ func TestRealStandInCatchesBugs(t *testing.T) {
 				t.Fatalf("no %s failure on the fakes: the planted bug is not caught at all (%v)", tc.check, fake)
 			}
 		})
+	}
+}
+
+// TestRealToolLeftover: a process a real CLI's tool leaves in a session of
+// its own (as Claude Code leaves a completed command's background
+// processes) is not the adapter's leftover: out of its reach, it fails
+// neither lifecycle check, and the case records it; the wrapper's canary
+// is never among the leftovers.
+func TestRealToolLeftover(t *testing.T) {
+	t.Parallel()
+	real := standInCLIsRunning(t, "setsid sleep 30 </dev/null >/dev/null 2>&1 &")
+	res := runOn(t, broken.ReferenceUnified, real, "codex/single-tool")
+	if len(res.Cases) != 1 {
+		t.Fatalf("%d cases", len(res.Cases))
+	}
+	c := res.Cases[0]
+	for _, r := range c.Checks {
+		if r.Verdict.Failed(true) {
+			t.Errorf("%s %s: %s", r.Check, r.Verdict, r.Actual)
+		}
+	}
+	if !strings.Contains(c.Wire, "sleep 30") {
+		t.Errorf("the tool's leftover is not in the wire excerpt:\n%s", c.Wire)
+	}
+	if strings.Contains(c.Wire, ": cat\n") {
+		t.Errorf("the canary is among the leftovers:\n%s", c.Wire)
+	}
+}
+
+// TestRealCLISessionLeftover: a process the real CLI leaves in its own
+// session (not a tool's session of its own: a launcher's child in a
+// process group of its own, say) is a leftover like any other.
+func TestRealCLISessionLeftover(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl makes the process group here")
+	}
+	real := standInCLIsRunning(t, "perl -e 'setpgrp(0,0); sleep 31' </dev/null >/dev/null 2>&1 &")
+	res := runOn(t, broken.ReferenceUnified, real, "codex/single-tool")
+	found := false
+	for _, r := range res.Cases[0].Checks {
+		if r.Check == "lifecycle/no-stray-process" {
+			found = r.Verdict == Fail && strings.Contains(r.Actual, "sleep 31")
+		}
+	}
+	if !found {
+		t.Errorf("lifecycle/no-stray-process did not fail on a process the CLI left in its own session:\n%s", res.Cases[0].Wire)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentconform/agentconform/fakecli"
+	"github.com/agentconform/agentconform/realcli"
 )
 
 // Leftover is a process that was still running after the adapter had
@@ -25,6 +26,11 @@ type Leftover struct {
 	Argv []string `json:"argv"`
 	// CLI is true for a fake CLI process (it logged a start record).
 	CLI bool `json:"cli"`
+	// Tool is true for a process a real CLI's tool started in a session
+	// of its own (run --cli real): a command's background process, which
+	// the real CLIs leave running by design and no adapter can reach
+	// (docs/protocols/claude.md#background-processes), not the adapter's.
+	Tool bool `json:"tool,omitempty"`
 }
 
 // envRunMark marks every process started under one case: the runner puts
@@ -84,17 +90,21 @@ func settle(observe *observeLog, pgid int, mark string, since time.Time, runnerK
 		}
 	}
 	fakes := map[int][]string{}
+	sessions := map[int]bool{} // the real CLIs'
 	for _, r := range log {
 		if r.Kind == "start" {
 			fakes[r.PID] = r.Argv
+			if r.SID > 0 {
+				sessions[r.SID] = true
+			}
 		}
 	}
-	left := findLeftovers(pgid, mark, since, fakes)
+	left := findLeftovers(pgid, mark, since, fakes, sessions)
 	for len(left) > 0 && time.Now().Before(deadline) {
 		// Other processes of the adapter's (an MCP server, a wrapper) may
 		// still be on their way out.
 		time.Sleep(50 * time.Millisecond)
-		left = findLeftovers(pgid, mark, since, fakes)
+		left = findLeftovers(pgid, mark, since, fakes, sessions)
 	}
 	for _, l := range left {
 		syscall.Kill(l.PID, syscall.SIGKILL)
@@ -185,7 +195,7 @@ func waitGone(ps []Leftover, d time.Duration) {
 // fakes, with their argv) and any process in the group pgid or carrying
 // mark in its environment, started since the case began. The runner
 // itself and its own children outside the case are never listed.
-func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]string) []Leftover {
+func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]string, cliSessions map[int]bool) []Leftover {
 	var out []Leftover
 	seen := map[int]bool{}
 	for pid, argv := range fakes {
@@ -219,8 +229,12 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 			if !in {
 				continue
 			}
+			helper, tool := realProcess(pid, st, cliSessions)
+			if helper {
+				continue // the wrapper's own (its canary), gone with the wrapper
+			}
 			seen[pid] = true
-			out = append(out, Leftover{PID: pid, Argv: procArgv(pid)})
+			out = append(out, Leftover{PID: pid, Argv: procArgv(pid), Tool: tool})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
@@ -309,6 +323,7 @@ func runMarks(env []byte) []string {
 type procStatus struct {
 	state byte
 	pgrp  int
+	sid   int   // session
 	start int64 // clock ticks after boot
 }
 
@@ -330,8 +345,9 @@ func procStat(pid int) (procStatus, bool) {
 		return procStatus{}, false
 	}
 	pgrp, _ := strconv.Atoi(f[2])
+	sid, _ := strconv.Atoi(f[3])
 	start, _ := strconv.ParseInt(f[19], 10, 64)
-	return procStatus{state: f[0][0], pgrp: pgrp, start: start}, true
+	return procStatus{state: f[0][0], pgrp: pgrp, sid: sid, start: start}, true
 }
 
 // procArgv reads the command line of pid.
@@ -360,4 +376,28 @@ func readBootTime() time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// realProcess tells the processes of a run on the real CLIs apart by the
+// marks the wrapper gives them (realcli.EnvCanary, realcli.EnvCLI): the
+// wrapper's canary is its own (helper), and a process the real CLI
+// started that is in no session of a CLI (cliSessions, from the start
+// records) nor the runner's is a tool's (tool): the CLIs run every command
+// in a session of its own. A real CLI left running in its own session (a
+// launcher's child, say) is no tool's. A fake run has neither mark.
+func realProcess(pid int, st procStatus, cliSessions map[int]bool) (helper, tool bool) {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false, false
+	}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		switch {
+		case bytes.HasPrefix(kv, []byte(realcli.EnvCanary+"=")):
+			return true, false
+		case bytes.HasPrefix(kv, []byte(realcli.EnvCLI+"=")):
+			self, ok := procStat(os.Getpid())
+			return false, ok && st.sid != self.sid && len(cliSessions) > 0 && !cliSessions[st.sid]
+		}
+	}
+	return false, false
 }

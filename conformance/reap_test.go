@@ -38,7 +38,7 @@ func TestLeftoverFoundByMark(t *testing.T) {
 	mine, other := start("mark-mine"), start("mark-other")
 	find := func(mark string) []int {
 		var pids []int
-		for _, l := range findLeftovers(0, mark, since, nil) {
+		for _, l := range findLeftovers(0, mark, since, nil, nil) {
 			pids = append(pids, l.PID)
 		}
 		return pids
@@ -81,7 +81,7 @@ func TestLeftoverEmptyEnvironNotKept(t *testing.T) {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	pid := cmd.Process.Pid
 	found := func() bool {
-		return slices.ContainsFunc(findLeftovers(0, "mark-late", since, nil), func(l Leftover) bool { return l.PID == pid })
+		return slices.ContainsFunc(findLeftovers(0, "mark-late", since, nil, nil), func(l Leftover) bool { return l.PID == pid })
 	}
 	if found() {
 		t.Fatalf("pid %d found by a mark it does not carry yet", pid)

@@ -430,6 +430,14 @@ func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResul
 		return cr, nil
 	}
 	o, err := execCase(ctx, watchdogConfig(cfg, c, hello), c)
+	var setup *realSetupError
+	if errors.As(err, &setup) {
+		for _, chk := range Catalog() {
+			cr.Checks = append(cr.Checks, checkResult(chk, Skip, Outcome{Actual: setup.Error()}))
+		}
+		cr.Verdict = Skip
+		return cr, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -505,6 +513,9 @@ func undeclared(c *Case, h *Hello, cfg *Config) string {
 	}
 	if c.Resume != "" && !h.supports("resume") {
 		return "the case starts by resuming a session and the adapter does not declare resume"
+	}
+	if c.MaxTurns > 0 && !h.supports("max_turns") {
+		return "the case sets a turn limit (the CLI stops a turn at one only when asked for it) and the adapter does not declare max_turns"
 	}
 	return ""
 }
@@ -666,7 +677,11 @@ func wireExcerpt(o *Observation) string {
 		}
 	}
 	for _, l := range o.Leftover {
-		fmt.Fprintf(&b, "left running after the adapter exited: pid %d: %s\n", l.PID, clip(strings.Join(l.Argv, " "), 300))
+		what := "left running after the adapter exited"
+		if l.Tool {
+			what = "left running by a tool of the real CLI, in a session of its own (not the adapter's)"
+		}
+		fmt.Fprintf(&b, "%s: pid %d: %s\n", what, l.PID, clip(strings.Join(l.Argv, " "), 300))
 	}
 	fmt.Fprintf(&b, "adapter: %d events, exit %d%s after %.3fs\n", len(o.Events), o.ExitCode, map[bool]string{true: " (" + o.ExitSignal + ")", false: ""}[o.ExitSignal != ""], o.Duration.Seconds())
 	if len(o.Stderr) > 0 {

@@ -128,7 +128,7 @@ func Run(name string, args []string, stdin io.Reader, stdout, stderr io.Writer, 
 		env = func(string) string { return "" }
 	}
 	if code, handled := runTree(name, args, stdin, stdout, stderr, env); handled {
-		return code // a launcher, or a grandchild (process faults)
+		return code // the launcher in front of the CLI (process faults)
 	}
 	p, err := newProc(name, args, stdin, stdout, stderr, env)
 	if err != nil {

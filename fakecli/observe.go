@@ -105,6 +105,12 @@ func OpenObservationLog(path string, pid int, start time.Time) (*ObservationWrit
 // text), stamped with the time since start. It buffers: Flush writes.
 func (w *ObservationWriter) Log(kind string, kv ...any) { w.o.log(kind, kv...) }
 
+// LogAt is Log with the record's time given (since start): a stdin line
+// is stamped with when it arrived, not when it was found read.
+func (w *ObservationWriter) LogAt(at time.Duration, kind string, kv ...any) {
+	w.o.logAt(at, kind, kv...)
+}
+
 // Flush writes the buffered records, each whole.
 func (w *ObservationWriter) Flush() { w.o.flush() }
 
@@ -157,6 +163,9 @@ func (o *observer) close() {
 //	stdin_closed    (nothing more)
 //	stdin_unread    (nothing more: this CLI reads no stdin, as codex exec
 //	                resume with a prompt argument)
+//	stdin_closed_unread (nothing more: the client closed stdin, and the
+//	                process ended before it read to the end; only the
+//	                wrapper around a real CLI logs it, package realcli)
 //	signal          Signal, Action
 //	fault           Fault, Params, Detail
 //	out, err        Bytes, Step
@@ -178,6 +187,11 @@ type Observation struct {
 	// PPID is the parent process of a start record's process: the one
 	// that gets its exit status.
 	PPID int `json:"ppid,omitempty"`
+	// SID is the session of a start record's process, where its writer
+	// logs it (the wrapper around a real CLI does): the runner tells the
+	// processes a real CLI's tools start in sessions of their own from the
+	// CLI's.
+	SID int `json:"sid,omitempty"`
 
 	Message  string `json:"message,omitempty"`
 	ExitCode int    `json:"exit_code,omitempty"`

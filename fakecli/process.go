@@ -33,7 +33,6 @@ type proc struct {
 	stdoutTTY bool
 	out       *outWriter
 	stderr    io.Writer
-	rawStdout io.Writer
 
 	obs    *observer
 	timing timing
@@ -84,7 +83,7 @@ func (t *teeWriter) WriteString(s string) (int, error) {
 }
 
 func newProc(cli string, args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) (*proc, error) {
-	p := &proc{cli: cli, args: args, env: env, start: time.Now(), stdin: stdin, stderr: stderr, rawStdout: stdout,
+	p := &proc{cli: cli, args: args, env: env, start: time.Now(), stdin: stdin, stderr: stderr,
 		endCh: make(chan struct{})}
 	p.stdinTTY = isTerminalReader(stdin)
 	p.stdoutTTY = isTerminalWriter(stdout)

@@ -192,77 +192,21 @@ func TestLauncherClaudeDiesAlone(t *testing.T) {
 	}
 }
 
-func TestGrandchildOutlivesTheCLI(t *testing.T) {
+func TestLauncherCodexForwardsEvery(t *testing.T) {
 	t.Parallel()
-	f := fakecli.Start(t, fakecli.Options{Fixture: "codex/plain-text", Faults: "grandchild:stdout=1,ignore=1,ms=60000"})
-	cmd, _, cancel := command(t, f, "codex", []string{"exec", "--json", "--skip-git-repo-check", "hi"}, cmdOpts{})
-	defer cancel()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
+	// codex.js of 0.171.0: the child ignores SIGINT, so the forwarded
+	// SIGINT does not end it; the SIGTERM after it is passed on too, and
+	// the launcher ends as the child did, by SIGTERM.
+	cmd, f, child := startTree(t, "codex", "launcher:style=codex,forward=every;ignore_signal:signal=SIGINT")
+	syscall.Kill(cmd.Process.Pid, syscall.SIGINT)
+	waitRecord(t, f, func(r fakecli.Observation) bool { return r.PID == child && r.Kind == "signal" })
+	syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+	waitGone(t, cmd.Process.Pid, "the launcher after the second signal")
+	err := cmd.Wait()
+	if r := finished(t, cmd, err, "", ""); !r.signaled || r.code != 128+int(syscall.SIGTERM) {
+		t.Errorf("launcher ended with %+v, want death by SIGTERM as its child", r)
 	}
-	defer r.Close()
-	cmd.Stdout = w
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("the CLI: %v", err)
-	}
-	rec := waitRecord(t, f, func(r fakecli.Observation) bool { return r.Kind == "fault" && r.Fault == "grandchild" })
-	m := regexp.MustCompile(`^started pid (\d+) in the CLI's process group`).FindStringSubmatch(rec.Detail)
-	if m == nil {
-		t.Fatalf("grandchild record: %q", rec.Detail)
-	}
-	pid, _ := strconv.Atoi(m[1])
-	if !running(pid) {
-		t.Fatal("the grandchild did not outlive the CLI")
-	}
-	argv, _ := os.ReadFile("/proc/" + m[1] + "/cmdline")
-	if got := strings.ReplaceAll(strings.TrimRight(string(argv), "\x00"), "\x00", " "); got != "codex --agentconform-grandchild" {
-		t.Errorf("grandchild command line %q", got)
-	}
-	// It holds stdout: what is read ends only when it dies. It ignores
-	// SIGTERM; SIGKILL to the group ends it.
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-	settle()
-	if !running(pid) {
-		t.Fatal("the grandchild died of SIGTERM")
-	}
-	eof := make(chan struct{})
-	go func() {
-		buf := make([]byte, 1<<16)
-		for {
-			if _, err := r.Read(buf); err != nil {
-				close(eof)
-				return
-			}
-		}
-	}()
-	select {
-	case <-eof:
-		t.Fatal("stdout ended while the grandchild holds it")
-	case <-time.After(200 * time.Millisecond):
-	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	waitGone(t, pid, "the grandchild")
-	select {
-	case <-eof:
-	case <-time.After(lineTimeout):
-		t.Fatal("stdout did not end when the grandchild died")
-	}
-}
-
-func TestGrandchildNotInProbes(t *testing.T) {
-	t.Parallel()
-	f := fakecli.Start(t, fakecli.Options{Faults: "grandchild"})
-	runFake(t, f, "codex", []string{"--version"}, cmdOpts{})
-	log, _ := f.Observations()
-	for _, r := range log {
-		if r.Kind == "fault" && r.Fault == "grandchild" && !strings.HasPrefix(r.Detail, "not started") {
-			t.Errorf("a --version probe started a grandchild: %s", r.Detail)
-		}
+	if got := signalsOf(f, child); !slices.Equal(got, []string{"SIGINT", "SIGTERM"}) {
+		t.Errorf("the child got %v, want both signals, [SIGINT SIGTERM]", got)
 	}
 }

@@ -10,9 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"syscall"
-	"time"
-
-	"github.com/agentconform/agentconform/fakecli/faults"
 )
 
 // treeSupported: process faults run here.
@@ -21,8 +18,9 @@ const treeSupported = true
 // runLauncher is the launcher fault: it starts this executable again as
 // the CLI (envRole launched), in its own process group and with its own
 // stdin, stdout and stderr, and handles signals as the real launcher of
-// style does (faults' launcher fault). It returns the launcher's status.
-func runLauncher(style, name string, args []string, stdin, stdout, stderr *os.File, errw io.Writer) int {
+// style does (faults' launcher fault; every: codex.js passes every signal
+// on, not only the first). It returns the launcher's status.
+func runLauncher(style string, every bool, name string, args []string, stdin, stdout, stderr *os.File, errw io.Writer) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(errw, "agentconform fake %s launcher: %v\n", name, err)
@@ -38,8 +36,9 @@ func runLauncher(style, name string, args []string, stdin, stdout, stderr *os.Fi
 	switch style {
 	case "codex", "gemini":
 		// Both install handlers (so neither dies of these signals); only
-		// codex.js passes one on, and only while child.killed is false,
-		// which the first kill that succeeds sets.
+		// codex.js passes them on: 0.169.0's only while child.killed is
+		// false, which the first kill that succeeds sets; 0.171.0's every
+		// one, until the child exits.
 		sigs = make(chan os.Signal, 8)
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	}
@@ -53,8 +52,8 @@ func runLauncher(style, name string, args []string, stdin, stdout, stderr *os.Fi
 		go func() {
 			forwarded := false
 			for s := range sigs {
-				if style == "codex" && !forwarded {
-					forwarded = cmd.Process.Signal(s) == nil
+				if style == "codex" && (every || !forwarded) {
+					forwarded = cmd.Process.Signal(s) == nil || forwarded
 				}
 			}
 		}()
@@ -81,59 +80,4 @@ func runLauncher(style, name string, args []string, stdin, stdout, stderr *os.Fi
 		return 1 // code ?? 1: a child killed by a signal has no code
 	}
 	return 128 + int(ws.Signal())
-}
-
-// startGrandchild starts the process a grandchild fault leaves behind:
-// this executable again as name (envRole grandchild), in the CLI's process
-// group, its stdout and stderr the CLI's when g.Stdout says so (and they
-// are files), else /dev/null. It returns the new process's pid.
-func startGrandchild(name string, g faults.Grandchild, stdout, stderr io.Writer) (int, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return 0, err
-	}
-	cmd := &exec.Cmd{Path: exe, Args: []string{name, grandchildArg}, Env: append(os.Environ(), envRole+"="+rolePrefixGrandchild+g.Spec())}
-	if g.Stdout {
-		out, okOut := stdout.(*os.File)
-		errf, okErr := stderr.(*os.File)
-		if !okOut || !okErr {
-			return 0, errors.New("stdout or stderr is not a file this process can hand on")
-		}
-		cmd.Stdout, cmd.Stderr = out, errf
-	}
-	// The grandchild closes its end of this pipe once it has set up its
-	// signals, so that a signal sent right after the CLI goes on finds it
-	// as it is meant to be.
-	ready, readyW, err := os.Pipe()
-	if err != nil {
-		return 0, err
-	}
-	defer ready.Close()
-	cmd.ExtraFiles = []*os.File{readyW}
-	err = cmd.Start()
-	readyW.Close()
-	if err != nil {
-		return 0, err
-	}
-	go cmd.Wait() // reap it if it ends while the CLI still runs
-	ready.SetReadDeadline(time.Now().Add(grandchildReady))
-	io.Copy(io.Discard, ready)
-	return cmd.Process.Pid, nil
-}
-
-// grandchildReady bounds the wait for a grandchild to be ready.
-const grandchildReady = 10 * time.Second
-
-// readyFD is the grandchild's end of the readiness pipe (ExtraFiles[0]).
-const readyFD = 3
-
-// runGrandchild plays a grandchild: it ignores the signals it is asked to
-// ignore, and lives its time (or until killed).
-func runGrandchild(g faults.Grandchild) int {
-	if g.Ignore {
-		signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	}
-	os.NewFile(readyFD, "ready").Close() // set up: the CLI may go on
-	time.Sleep(g.Life)
-	return 0
 }

@@ -113,7 +113,7 @@ func armCanary() int {
 		return 1
 	}
 	cat := os.Getenv("AGENTCONFORM_REAL_CAT")
-	err := syscall.Exec(cat, []string{"cat"}, []string{"LC_ALL=C"})
+	err := syscall.Exec(cat, []string{"cat"}, []string{"LC_ALL=C", EnvCanary + "=1"})
 	fmt.Fprintln(os.Stderr, "canary:", err)
 	return 1
 }

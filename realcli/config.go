@@ -114,6 +114,15 @@ func ReadConfig(path string) (*Config, error) {
 	return &c, nil
 }
 
+// EnvCanary marks the wrapper's canary (canary_linux.go), so that the
+// runner does not count it among the processes an adapter left behind.
+const EnvCanary = "AGENTCONFORM_REAL_CANARY"
+
+// EnvCLI marks the real CLI and everything it starts (its value is the
+// wrapper's pid): the runner tells a tool's process the CLI left in a
+// session of its own, which no adapter can reach, from the adapter's.
+const EnvCLI = "AGENTCONFORM_REAL_CLI"
+
 // keptMarks are the runner's variables the CLI keeps: the run mark, by
 // which the runner finds what the CLI left running, and the case's name.
 var keptMarks = map[string]bool{"AGENTCONFORM_RUN_MARK": true, "AGENTCONFORM_CASE": true}
@@ -122,7 +131,7 @@ var keptMarks = map[string]bool{"AGENTCONFORM_RUN_MARK": true, "AGENTCONFORM_CAS
 // what Unset names and the wrapper's own settings, with Env over it.
 func (c *Config) cliEnv(env []string) []string {
 	drop := func(k string) bool {
-		if strings.HasPrefix(k, "AGENTCONFORM_") && !keptMarks[k] {
+		if strings.HasPrefix(k, "AGENTCONFORM_") && !keptMarks[k] && k != EnvCLI {
 			// The fakes' settings and the wrapper's own: nothing a real
 			// CLI reads, and a CLI that happens to be agentconform's
 			// fake must not log into the wrapper's log.

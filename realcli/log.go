@@ -33,6 +33,12 @@ func (l *obsLog) log(kind string, kv ...any) {
 	}
 }
 
+func (l *obsLog) logAt(at time.Duration, kind string, kv ...any) {
+	if l.w != nil {
+		l.w.LogAt(at, kind, kv...)
+	}
+}
+
 func (l *obsLog) flush() {
 	if l.w != nil {
 		l.w.Flush()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // What the wrapper reads of the real CLI's output, so that its log says
@@ -160,4 +161,80 @@ func lineOf(text, sub string) string {
 		}
 	}
 	return sub
+}
+
+// resumeWatch follows a JSON-RPC client's thread/resume requests to codex
+// app-server and the server's answers, so that a thread the server
+// refuses is logged as a fake logs it: a session_error ("no rollout found
+// for thread id X", or an id that is no thread id at all).
+type resumeWatch struct {
+	mu      sync.Mutex
+	pending map[string]string // request id -> the thread asked for
+}
+
+// client notes a line the client sent.
+func (w *resumeWatch) client(line []byte) {
+	if !bytes.Contains(line, []byte(`"thread/resume"`)) || len(line) > 1<<20 {
+		return
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			ThreadID string `json:"threadId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "thread/resume" || len(m.ID) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pending == nil {
+		w.pending = map[string]string{}
+	}
+	w.pending[string(m.ID)] = m.Params.ThreadID
+}
+
+// server returns the session_error a line the server sent reports, if it
+// refuses a thread/resume.
+func (w *resumeWatch) server(line []byte) []record {
+	w.mu.Lock()
+	n := len(w.pending)
+	w.mu.Unlock()
+	if n == 0 || !bytes.Contains(line, []byte(`"error"`)) || len(line) > 1<<20 {
+		return nil
+	}
+	var m struct {
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Error == nil {
+		return nil
+	}
+	w.mu.Lock()
+	thread, ok := w.pending[string(m.ID)]
+	delete(w.pending, string(m.ID))
+	w.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return []record{{"session_error", []any{"message", m.Error.Message, "session", thread, "reason", "not_found"}}}
+}
+
+// codexTextSession is the line in which Codex, asked for human-readable
+// output (exec without --json), names its thread on stderr.
+var codexTextSession = regexp.MustCompile(`(?m)^session id: ([0-9a-fA-F-]{36})\s*$`)
+
+// stderrSession returns the session a CLI's stderr so far announces:
+// Codex's "session id: X" header of exec without --json; "" for none.
+func stderrSession(cli string, stderr []byte) string {
+	if cli != "codex" {
+		return ""
+	}
+	if m := codexTextSession.FindSubmatch(stderr); m != nil {
+		return string(m[1])
+	}
+	return ""
 }

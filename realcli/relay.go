@@ -24,6 +24,7 @@ const (
 	fdCLIStdout = 4 // read end of its stdout
 	fdCLIStderr = 5 // read end of its stderr
 	fdDone      = 6 // the summary, to the wrapper
+	fdCLIWatch  = 7 // a read end of the CLI's stdin, never read (unreadBytes)
 )
 
 // stderrTailMax is how much of the CLI's stderr the summary carries.
@@ -36,6 +37,7 @@ type relay struct {
 	log    *obsLog
 	live   *faults.Live
 	resume string
+	rpc    resumeWatch // codex app-server's thread/resume refusals
 
 	mu        sync.Mutex // guards what the summary reads (the log has a lock of its own)
 	lines     int        // stdout lines of the CLI
@@ -74,7 +76,7 @@ func runRelay() int {
 
 	var out io.Writer = os.Stdout
 	if dir := os.Getenv(fakecli.EnvWire); dir != "" && pid > 0 {
-		if f, err := os.Create(filepath.Join(dir, strconv.Itoa(pid)+".out")); err == nil {
+		if f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(pid)+".out"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
 			defer f.Close()
 			out = &tee{copy: f, w: os.Stdout}
 		}
@@ -88,8 +90,10 @@ func runRelay() int {
 		r.live, _ = faults.NewLive(nil, out, os.Stderr)
 	}
 
+	watch := os.NewFile(fdCLIWatch, "cli-stdin-watch")
+	in := &stdinRelay{r: r, to: cliIn, watch: watch, start: time.Unix(0, ns)}
 	if os.Getenv(envStdinTTY) == "" {
-		go r.stdin(os.Stdin, cliIn)
+		go in.pump(os.Stdin)
 	} else {
 		cliIn.Close()
 	}
@@ -105,6 +109,9 @@ func runRelay() int {
 		r.log.log("note", "message", "the relay gave up at the case's deadline: the CLI's output was still open")
 	}
 
+	in.settle()
+	// The adapter's next write to a CLI that is gone fails, as it would.
+	os.Stdin.Close()
 	r.live.Close()
 	r.mu.Lock()
 	if plan != nil {
@@ -119,36 +126,6 @@ func runRelay() int {
 	json.NewEncoder(done).Encode(sum)
 	done.Close()
 	return 0
-}
-
-// stdin passes the adapter's stdin lines to the CLI, logging each as it
-// arrives, and the end of it.
-func (r *relay) stdin(from io.Reader, to *os.File) {
-	br := bufio.NewReaderSize(from, 64<<10)
-	for {
-		line, err := readLine(br)
-		if len(line) > 0 {
-			text := line
-			if text[len(text)-1] == '\n' {
-				text = text[:len(text)-1]
-			}
-			r.log.log("stdin", "line", string(text))
-			r.log.flush()
-			if _, werr := to.Write(line); werr != nil {
-				// The CLI closed its stdin (or ended): the adapter's next
-				// write must fail as it would without the relay.
-				to.Close()
-				os.Stdin.Close()
-				return
-			}
-		}
-		if err != nil {
-			r.log.log("stdin_closed")
-			r.log.flush()
-			to.Close()
-			return
-		}
-	}
 }
 
 // stdout passes the CLI's stdout to the adapter line by line, through the
@@ -169,6 +146,9 @@ func (r *relay) stdout(from *os.File) {
 			r.mu.Unlock()
 			if announce {
 				r.log.log("session", "session", r.session, "resumed", r.resume != "" && r.session == r.resume)
+			}
+			for _, rec := range r.rpc.server(line) {
+				r.log.log(rec.kind, rec.kv...)
 			}
 			n, werr := r.live.Line(line)
 			r.log.log("out", "bytes", n, "line", 0)
@@ -198,7 +178,16 @@ func (r *relay) stderr(from *os.File) {
 			if len(r.stderrBuf) > stderrTailMax {
 				r.stderrBuf = r.stderrBuf[len(r.stderrBuf)-stderrTailMax:]
 			}
+			announce := ""
+			if r.session == "" {
+				if id := stderrSession(r.cfg.CLI, r.stderrBuf); id != "" {
+					r.session, announce = id, id
+				}
+			}
 			r.mu.Unlock()
+			if announce != "" {
+				r.log.log("session", "session", announce, "resumed", r.resume != "" && announce == r.resume)
+			}
 			k, werr := r.live.Stderr(buf[:n])
 			r.log.log("err", "bytes", k, "line", 0)
 			r.log.flush()

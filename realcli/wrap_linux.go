@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -35,7 +36,16 @@ func wrap(cfg *Config, args []string) int {
 	cwd, _ := os.Getwd()
 	stdinTTY := isTerminal(os.Stdin)
 	log.log("start", "cli", cfg.CLI, "argv", argv, "env", envMarks(), "cwd", cwd,
-		"transcript", "real:"+cfg.CLI+"@"+cfg.Version, "stdin_tty", stdinTTY, "ppid", os.Getppid())
+		"transcript", "real:"+cfg.CLI+"@"+cfg.Version, "stdin_tty", stdinTTY, "ppid", os.Getppid(), "sid", sessionOf0())
+	// Written at once: a signal may end the wrapper any moment from now.
+	log.flush()
+	// The wire copy exists from the start, as a fake's does: the runner
+	// sees a CLI by it, one still loading too.
+	if dir := os.Getenv(fakecli.EnvWire); dir != "" {
+		if f, err := os.Create(filepath.Join(dir, strconv.Itoa(pid)+".out")); err == nil {
+			f.Close()
+		}
+	}
 	plan, err := faults.Parse(cfg.Faults, cfg.Seed)
 	if err != nil {
 		return log.harness("the faults: %v", err)
@@ -43,6 +53,9 @@ func wrap(cfg *Config, args []string) int {
 	if d := plan.StartDelay(); d > 0 {
 		// A CLI still loading: a signal now kills it, as no handler is
 		// installed yet (and there is no CLI to pass it to).
+		for _, a := range plan.Applied() {
+			log.log("fault", "fault", a.Fault, "params", a.Params, "detail", a.Detail)
+		}
 		log.flush()
 		time.Sleep(d)
 	}
@@ -85,7 +98,7 @@ func wrap(cfg *Config, args []string) int {
 	}
 
 	cli := exec.Command(cfg.Path, args...)
-	cli.Env = cfg.cliEnv(os.Environ())
+	cli.Env = append(cfg.cliEnv(os.Environ()), EnvCLI+"="+strconv.Itoa(pid))
 	cli.Stdin, cli.Stdout, cli.Stderr = cliIn, cliOut, cliErr
 	cli.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 
@@ -102,7 +115,13 @@ func wrap(cfg *Config, args []string) int {
 		// The CLI reads the terminal itself: the relay gets nothing.
 		return log.harness("the null device: %v", err)
 	}
-	relay.ExtraFiles = []*os.File{relayIn, relayOut, relayErr, doneW}
+	// The relay keeps a read end of the CLI's stdin too, never read: what
+	// is still in that pipe is what the CLI has not read yet.
+	watch := cliIn
+	if cliIn == os.Stdin {
+		watch, _ = os.Open(os.DevNull)
+	}
+	relay.ExtraFiles = []*os.File{relayIn, relayOut, relayErr, doneW, watch}
 	relay.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := relay.Start(); err != nil {
 		return log.harness("starting the relay: %v", err)
@@ -118,6 +137,9 @@ func wrap(cfg *Config, args []string) int {
 	// The relay and the CLI hold the pipes now; the adapter's ends are
 	// the relay's alone, so that they close when the relay's do.
 	closeAll(relayIn, relayOut, relayErr, doneW, cliOut, cliErr)
+	if watch != cliIn {
+		watch.Close()
+	}
 	if cliIn != os.Stdin {
 		cliIn.Close()
 	}
@@ -247,4 +269,13 @@ func isTerminal(f *os.File) bool {
 	var t syscall.Termios
 	_, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
 	return e == 0
+}
+
+// sessionOf0 is this process's session.
+func sessionOf0() int {
+	sid, _, e := syscall.RawSyscall(syscall.SYS_GETSID, 0, 0, 0)
+	if e != 0 {
+		return 0
+	}
+	return int(sid)
 }

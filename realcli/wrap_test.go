@@ -36,6 +36,12 @@ func TestMain(m *testing.M) {
 }
 
 func standIn() int {
+	if os.Getenv(envStandIn) == "refuse" {
+		// A CLI that refuses its session before it reads stdin.
+		fmt.Fprintln(os.Stderr, "No conversation found with session ID: 5e55104e-0000-4000-8000-0000000ee003")
+		time.Sleep(200 * time.Millisecond)
+		return 1
+	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	out := make(chan string, 8)
@@ -354,5 +360,42 @@ func TestLiveFaults(t *testing.T) {
 	copyOf, _ := os.ReadFile(filepath.Join(wire, strconv.Itoa(cmd.Process.Pid)+".out"))
 	if string(copyOf) != string(out) {
 		t.Errorf("wire copy %q, stdout %q", copyOf, out)
+	}
+}
+
+// TestUnreadStdin: a line the CLI never read (it refused its session
+// first) is in no stdin record, as with a fake; the refusal is logged as
+// the fakes log it.
+func TestUnreadStdin(t *testing.T) {
+	dir := t.TempDir()
+	self, _ := os.Executable()
+	cfg := &Config{CLI: "claude", Path: self, Env: []string{envStandIn + "=refuse"}, Deadline: time.Now().Add(time.Minute)}
+	cfgPath := filepath.Join(dir, "real.json")
+	WriteConfig(cfgPath, cfg)
+	observe := filepath.Join(dir, "o.jsonl")
+	cmd := exec.Command(self)
+	cmd.Args = []string{"claude", "--output-format", "stream-json", "--input-format", "stream-json", "--verbose", "--resume", "5e55104e-0000-4000-8000-0000000ee003"}
+	cmd.Env = append(os.Environ(), EnvConfig+"="+cfgPath, fakecli.EnvObserve+"="+observe)
+	in, _ := cmd.StdinPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(in, `{"type":"user","message":{"role":"user","content":"hi"}}`+"\n")
+	cmd.Wait()
+	in.Close()
+	if cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1", cmd.ProcessState)
+	}
+	f, _ := os.Open(observe)
+	recs, err := fakecli.ReadObservations(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := kinds(recs, "stdin"); len(s) != 0 {
+		t.Errorf("stdin records %+v: the CLI never read that line", s)
+	}
+	if e := kinds(recs, "session_error"); len(e) != 1 || e[0].Session != "5e55104e-0000-4000-8000-0000000ee003" || e[0].Reason != "not_found" {
+		t.Errorf("session_error records %+v, want the refused session", e)
 	}
 }

@@ -1,6 +1,9 @@
 package reference
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // claudeArgs is how the SDKs start Claude Code: long-lived, stream-json
 // on both sides (docs/protocols/claude.md#invocation). --resume=ID is one token, as the
@@ -18,6 +21,9 @@ func claudeArgs(c Config) []string {
 	}
 	if c.Resume != "" {
 		args = append(args, "--resume="+c.Resume)
+	}
+	if c.MaxTurns > 0 {
+		args = append(args, "--max-turns", strconv.Itoa(c.MaxTurns))
 	}
 	return append(args, c.ExtraArgs...)
 }

@@ -41,6 +41,11 @@ type Config struct {
 	PartialMessages bool
 	// Resume is a session id to continue.
 	Resume string
+	// MaxTurns, when set, is the caller's turn limit: Claude gets
+	// --max-turns N and stops a turn after N model requests
+	// (docs/protocols/claude.md#max-turns). Codex exec and headless Gemini
+	// have no such flag; they ignore it.
+	MaxTurns int
 	// Sandbox is Codex's --sandbox value; "" derives it from Permission.
 	Sandbox string
 	// ExtraArgs are appended to the CLI's arguments (before a Codex

@@ -46,6 +46,7 @@ type command struct {
 	Model      string         `json:"model"`
 	Permission string         `json:"permission"`
 	Resume     string         `json:"resume"`
+	MaxTurns   int            `json:"max_turns"`
 	Options    commandOptions `json:"options"`
 }
 
@@ -163,7 +164,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	s.w.record(record{
 		Kind: "hello", Profile: string(opts.Profile), Name: opts.Name, Version: opts.Version,
 		Agents:     []string{string(Claude), string(Codex), string(Gemini)},
-		Supports:   []string{"multi_turn", "resume", "interrupt", "permission"},
+		Supports:   []string{"multi_turn", "resume", "interrupt", "permission", "max_turns"},
 		WatchdogMS: opts.StallTimeout.Milliseconds(),
 	})
 	return s.loop(in)
@@ -367,7 +368,7 @@ func (s *server) config(c command) (Config, error) {
 		return Config{}, err
 	}
 	return Config{
-		Agent: agent, Cwd: c.Cwd, Model: c.Model, Permission: perm, Resume: c.Resume, PartialMessages: true,
+		Agent: agent, Cwd: c.Cwd, Model: c.Model, Permission: perm, Resume: c.Resume, MaxTurns: c.MaxTurns, PartialMessages: true,
 		Sandbox: c.Options.Sandbox, ExtraArgs: c.Options.Args,
 		Env: s.opts.Env, Stderr: s.opts.Stderr, Logf: s.logf,
 		TurnTimeout: s.opts.TurnTimeout, StallTimeout: s.opts.StallTimeout, InterruptGrace: s.opts.InterruptGrace, StopGrace: s.opts.StopGrace,

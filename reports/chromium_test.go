@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,8 +51,10 @@ func runChromium(t *testing.T, exe string, args ...string) []byte {
 // TestHTMLInChromium opens the report in a real browser on the details
 // of a case whose transcript and adapter output carry <script>,
 // </textarea> and an <img onerror> payload: the page's own script runs
-// (the filters count the rows, the dialog opens), the payload shows as
-// text, no injected element exists and the title is unchanged. It takes a
+// (the filters count the rows, the dialog opens with the details it
+// built from the page's data: checks, requirement and linked source,
+// diff, passed checks, reproduce command, wire with timing), the payload
+// shows as text, no injected element exists and the title is unchanged. It takes a
 // screenshot of the open details (kept in $AGENTCONFORM_SCREENSHOT_DIR if
 // set).
 func TestHTMLInChromium(t *testing.T) {
@@ -65,18 +68,25 @@ func TestHTMLInChromium(t *testing.T) {
 	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`<template id="d(\d+)" data-title="claude/single-tool/stall`).FindSubmatch(buf.Bytes())
-	if m == nil {
+	_, data := splitPageData(t, buf.String())
+	id := -1
+	for i, c := range data.D {
+		if c.ID == "claude/single-tool/stall" {
+			id = i
+		}
+	}
+	if id < 0 {
 		t.Fatal("no details for claude/single-tool/stall")
 	}
-	url := "file://" + filepath.ToSlash(page) + "#d" + string(m[1])
+	url := "file://" + filepath.ToSlash(page) + "#d" + strconv.Itoa(id)
 
 	dom := string(runChromium(t, exe, "--dump-dom", url))
 	title := regexp.MustCompile(`(?s)<title>(.*?)</title>`).FindStringSubmatch(dom)
 	if title == nil || title[1] != "agentconform results" {
 		t.Errorf("title after load: %q; want it unchanged (no injected script ran)", title)
 	}
-	if strings.Contains(dom, "pwned</title>") || strings.Count(strings.ToLower(dom), "<script") != 1 || strings.Contains(dom, "<img") {
+	if strings.Contains(dom, "pwned</title>") || strings.Count(strings.ToLower(dom), "<script") != 2 ||
+		strings.Count(dom, `<script type="application/json" id="data">`) != 1 || strings.Contains(dom, "<img") {
 		t.Errorf("injected markup became elements:\n%s", dom)
 	}
 	if !strings.Contains(dom, `5 of 5 cases shown`) {
@@ -84,13 +94,20 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	open := regexp.MustCompile(`<dialog[^>]*\bopen\b`).MatchString(dom)
 	body := dom[strings.Index(dom, `id="dlg-body"`):]
-	if !open || !strings.Contains(body, "claude/single-tool/stall") {
-		t.Fatalf("the #d%s details did not open", m[1])
+	body = body[:strings.Index(body, "</dialog>")]
+	if !open || !strings.Contains(dom, `<strong id="dlg-title">claude/single-tool/stall · reference/unified</strong>`) {
+		t.Fatalf("the #d%d details did not open", id)
 	}
 	for _, want := range []string{
 		`&lt;script&gt;document.title='pwned'&lt;/script&gt;&lt;/textarea&gt;&lt;img src=x onerror="document.title='pwned'"&gt;`,
-		"Requirement of lifecycle/reports-failure.",
-		`<span class="t">0.120s</span>`,
+		`<span class="badge v-FAIL">FAIL</span> <span class="muted">failure expected by the baseline</span> · 0.250s · claude `,
+		` · fixture <code>claude/single-tool</code></p><p>Case claude/single-tool/stall.</p><dl class="kv"><dt>adapter</dt><dd>reference/unified</dd>`,
+		`<dt>requirement</dt><dd>Requirement of lifecycle/reports-failure.</dd><dt>source</dt><dd><a href="https://github.com/agentconform/agentconform/blob/main/docs/protocols/unified.md#records">docs/protocols/unified.md#records</a>; an older source</dd>`,
+		`<pre class="diff"><span class="del">-turn_end ok:false</span><span class="ins">+&lt;script&gt;`,
+		`<span class="muted">MUST · lifecycle · expected by the baseline</span>`,
+		`<table class="passed"><tbody><tr><td><span class="badge v-PASS">PASS</span></td><td><code>output/hello</code></td><td>Requirement of output/hello. <span class="muted">(MUST)</span></td></tr></tbody></table>`,
+		`<span class="t">0.120s</span> adapter: turn_end ok=true (after 3 events)`,
+		`<h3>Reproduce</h3><pre>agentconform run --case claude/single-tool/stall --seed 7 --keep</pre>`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("open details lack %s", want)

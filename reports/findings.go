@@ -1,17 +1,3 @@
-// Package reports renders what agentconform found for people and for CI.
-//
-// For agentconform run: the results model (Document, JSON and NDJSON, with
-// the JSON Schema schemas/results), the terminal summary and progress,
-// JUnit XML (one testsuite per check family), Markdown for pull-request
-// comments and $GITHUB_STEP_SUMMARY, a self-contained HTML page with the
-// matrix of adapters, CLIs, CLI versions and cases, merging of shards,
-// diffs between runs, the baseline gate and GitHub annotations.
-//
-// For agentconform validate: plain text for a terminal, NDJSON for
-// programs, JUnit XML for CI systems, Markdown and HTML, and the drift
-// report. Writers receive findings as they are produced and per-stream
-// results as each stream ends, so output streams while a long validation
-// runs.
 package reports
 
 import (

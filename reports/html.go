@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -31,18 +30,26 @@ type HTMLOptions struct {
 
 // WriteResultsHTML writes doc as one self-contained HTML page (inline CSS
 // and script, no external assets, readable offline): the runs and their
-// verdict counts, the new failures, and the matrix of adapters × CLI × CLI
-// version × case colored by verdict, filterable by adapter, CLI, version,
-// check family, verdict and case name. Each cell opens the case's details:
-// every applicable check with its requirement, expected, actual and diff,
-// the reproduce command, and the wire excerpt with its timing. Everything
-// that comes from results (transcripts, adapters' output, names) is
-// escaped by html/template; the page's script only moves that escaped
-// content around.
+// verdict counts, the new failures grouped into problems (Problems), and
+// the matrix of adapters × CLI × CLI version × case colored by verdict,
+// filterable by adapter, CLI, version, check family, verdict and case
+// name. Each cell opens the case's details: every applicable check with
+// its requirement, expected, actual and diff, the reproduce command, and
+// the wire excerpt with its timing. The details are not markup in the
+// page: they are data (one JSON block the page's script parses when a
+// case is first opened), built into the dialog when their case is
+// opened, so that a page of thousands of cases stays small and draws at
+// once. Everything that comes from results (transcripts, adapters'
+// output, names) is escaped: by html/template in the markup, by JSON (with
+// <, > and & as \u escapes) in the data, which the script only ever puts
+// into the page as text.
 func WriteResultsHTML(w io.Writer, doc *Document, o HTMLOptions) error {
 	doc = visibleCopy(doc)
 	o.Title, o.Intro = visible(o.Title), visible(o.Intro)
-	v := buildHTMLView(doc, o)
+	v, err := buildHTMLView(doc, o)
+	if err != nil {
+		return fmt.Errorf("writing HTML report: %w", err)
+	}
 	if err := resultsPage.Execute(w, v); err != nil {
 		return fmt.Errorf("writing HTML report: %w", err)
 	}
@@ -55,13 +62,20 @@ type htmlView struct {
 	Columns                       []string
 	CLIs, Versions                []string
 	Families, Verdicts            []string
-	Fails                         []htmlFail
-	Stale                         []htmlStale
-	Rows                          []htmlRow
-	Details                       []*htmlDetail
-	CaseCount                     int
+	// Problems are the new failures by cause, Failures their count;
+	// Expected and ExpectedFailures those the baseline expects.
+	Problems, Expected         []htmlProblem
+	Failures, ExpectedFailures int
+	Stale                      []htmlStale
+	Rows                       []htmlRow
+	CaseCount                  int
 	// VersionGroups compare runs at different CLI versions.
 	VersionGroups []htmlVersionGroup
+	// Fidelity compares adapters' runs on the fakes with their runs on
+	// the real CLIs (CompareFidelity), where there are both.
+	Fidelity []AdapterFidelity
+	// Data is the details of every case, as JSON (pageData).
+	Data template.JS
 }
 
 // htmlVersionGroup is one adapter's runs of one CLI at several versions.
@@ -108,9 +122,30 @@ type htmlCount struct {
 	N       int
 }
 
-type htmlFail struct {
-	Detail                          int
-	Column, Case, Check, Verdict, R string
+// htmlProblem is one new problem as the page lists it.
+type htmlProblem struct {
+	Column, Check, Verdict, Requirement, Level string
+	Example                                    htmlCaseLink
+	Expected, Actual, Reproduce                string
+	Follows                                    []htmlFollow
+	Cases                                      []htmlCaseLink
+	Baselined                                  int
+}
+
+type htmlFollow struct {
+	Why    string
+	Checks []htmlFollowCheck
+}
+
+type htmlFollowCheck struct {
+	Check string
+	Cases int
+}
+
+// htmlCaseLink is a case that opens its details.
+type htmlCaseLink struct {
+	ID     string
+	Detail int
 }
 
 type htmlStale struct{ Column, Entry string }
@@ -122,40 +157,24 @@ type htmlRow struct {
 	Cells                                     []htmlCell
 }
 
+// htmlCell is a cell of the matrix. Its column is its position in the
+// row; Fam is its worst verdict per check family, one letter per family
+// of conformance.Families ('-': none of its checks), for the family
+// filter; the page's script writes its title when it is pointed at.
 type htmlCell struct {
-	Present         bool
-	Col, Detail     int
-	Verdict, Fam    string
-	New, Expected   bool
-	Title, Duration string
+	Present       bool
+	Detail        int
+	Verdict, Fam  string
+	New, Expected bool
 }
 
-type htmlDetail struct {
-	ID                                                  int
-	Column, Case, Description, Verdict, Duration, Agent string
-	Version, Fixture, Faults, Reproduce, Dir            string
-	Wire                                                []htmlWireLine
-	Checks                                              []htmlCheck
-	Passed                                              []htmlCheck
-	Skipped                                             []htmlCheck
-	New, Expected                                       bool
-	RunStarted, RunSeed, RunShard, ToolVersion, Adapter string
+// familyLetter is a verdict as a letter of htmlCell.Fam.
+var familyLetter = map[conformance.Verdict]byte{
+	conformance.Pass: 'P', conformance.Fail: 'F', conformance.NonStrict: 'N', conformance.Crash: 'C',
+	conformance.Timeout: 'T', conformance.Informational: 'I', conformance.Skip: 'S',
 }
 
-type htmlCheck struct {
-	Check, Family, Level, Verdict, Requirement, Source, Expected, Actual string
-	Sources                                                              []sourcePart
-	Diff                                                                 []htmlDiffLine
-	Baselined, New                                                       bool
-}
-
-type htmlDiffLine struct{ Class, Text string }
-
-type htmlWireLine struct{ Time, Text string }
-
-var wireTime = regexp.MustCompile(`^\s*\d+\.\d{3}s `)
-
-func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
+func buildHTMLView(doc *Document, o HTMLOptions) (*htmlView, error) {
 	m := buildMatrix(doc)
 	gen := o.Generated
 	if gen.IsZero() {
@@ -166,7 +185,7 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 		v.Title = "agentconform results"
 	}
 	tools := map[string]bool{}
-	base := SourceBase(o.SourceBase)
+	data := newPageData(SourceBase(o.SourceBase))
 	for _, f := range conformance.Families {
 		v.Families = append(v.Families, string(f))
 	}
@@ -201,6 +220,7 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 		for _, s := range r.Gate.Stale {
 			v.Stale = append(v.Stale, htmlStale{m.Columns[i], s})
 		}
+		data.run(m.Columns[i], r)
 	}
 	var tl []string
 	for t := range tools {
@@ -216,29 +236,22 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 		for _, ver := range row.Versions {
 			versions[ver] = true
 		}
-		for col, cell := range row.Cells {
+		for _, cell := range row.Cells {
 			if cell == nil {
-				hr.Cells = append(hr.Cells, htmlCell{Col: col})
+				hr.Cells = append(hr.Cells, htmlCell{})
 				continue
 			}
-			d := buildDetail(len(v.Details), m.Columns[col], row, cell, base)
-			v.Details = append(v.Details, d)
-			detailOf[cell.Case] = d.ID
-			var fam []string
-			for _, f := range conformance.Families {
-				if fv, ok := cell.Families[f]; ok {
-					fam = append(fam, string(f)+":"+string(fv))
+			id := data.detail(cell)
+			detailOf[cell.Case] = id
+			fam := make([]byte, len(conformance.Families))
+			for i, f := range conformance.Families {
+				fam[i] = '-'
+				if l, ok := familyLetter[cell.Families[f]]; ok {
+					fam[i] = l
 				}
 			}
-			title := string(cell.Case.Verdict)
-			if cell.Expected {
-				title += " (expected by the baseline)"
-			} else if cell.New {
-				title += " (new failure)"
-			}
-			hr.Cells = append(hr.Cells, htmlCell{Present: true, Col: col, Detail: d.ID, Verdict: string(cell.Case.Verdict),
-				Fam: strings.Join(fam, " "), New: cell.New, Expected: cell.Expected, Title: title + " · " + m.Columns[col] + " · " + row.Case,
-				Duration: fmt.Sprintf("%.2fs", cell.Case.Duration)})
+			hr.Cells = append(hr.Cells, htmlCell{Present: true, Detail: id, Verdict: string(cell.Case.Verdict),
+				Fam: string(fam), New: cell.New, Expected: cell.Expected})
 		}
 		v.Rows = append(v.Rows, hr)
 	}
@@ -252,11 +265,59 @@ func buildHTMLView(doc *Document, o HTMLOptions) *htmlView {
 	}
 	sort.Slice(v.Versions, func(i, j int) bool { return fixtures.CompareVersions(v.Versions[i], v.Versions[j]) < 0 })
 	v.VersionGroups = htmlVersions(buildVersionMatrix(doc, m), m, detailOf)
-	for _, f := range newFailures(m) {
-		v.Fails = append(v.Fails, htmlFail{Detail: detailOf[f.Case], Column: f.Column, Case: f.Case.ID, Check: f.Check.Check,
-			Verdict: string(f.Check.Verdict), R: f.Check.Requirement})
+	v.Fidelity = CompareFidelity(doc).Adapters
+	v.Failures = len(newFailures(m))
+	v.Problems = htmlProblems(m, allNewProblems(m), detailOf)
+	expected := allExpectedProblems(m)
+	v.Expected, v.ExpectedFailures = htmlProblems(m, expected, detailOf), failureCount(expected)
+	js, err := data.json()
+	if err != nil {
+		return nil, err
 	}
-	return v
+	v.Data = js
+	return v, nil
+}
+
+// htmlProblems are problems as the page lists them, each case a link to
+// its details: a problem with new failures lists its new cases (and counts
+// those the baseline expects), one the baseline expects all of lists them
+// all.
+func htmlProblems(m *matrix, problems []runProblem, detailOf map[*conformance.CaseResult]int) []htmlProblem {
+	byID := map[string]map[string]int{}
+	for i, r := range m.Runs {
+		ids := map[string]int{}
+		for _, c := range r.Cases {
+			ids[c.ID] = detailOf[c]
+		}
+		byID[m.Columns[i]] = ids
+	}
+	var out []htmlProblem
+	for _, rp := range problems {
+		p, k, ids := rp.Problem, rp.result, byID[rp.Column]
+		hp := htmlProblem{Column: rp.Column, Check: p.Check, Verdict: string(p.Verdict), Requirement: k.Requirement, Level: k.Level,
+			Example: htmlCaseLink{p.Example, ids[p.Example]}, Expected: clipText(k.Expected, 1500), Actual: clipText(k.Actual, 1500),
+			Reproduce: p.Reproduce}
+		cases := p.newCases()
+		if p.New() == 0 {
+			cases = p.Cases
+		} else {
+			hp.Baselined = len(p.Expected)
+		}
+		for _, c := range cases {
+			hp.Cases = append(hp.Cases, htmlCaseLink{c, ids[c]})
+		}
+		for _, why := range followReasons(p) {
+			f := htmlFollow{Why: why}
+			for _, c := range p.Follows {
+				if c.Why == why {
+					f.Checks = append(f.Checks, htmlFollowCheck{c.Check, len(c.Cases)})
+				}
+			}
+			hp.Follows = append(hp.Follows, f)
+		}
+		out = append(out, hp)
+	}
+	return out
 }
 
 // htmlVersions is the version matrix for the page; a cell opens the
@@ -296,60 +357,6 @@ func htmlVersions(vm *versionMatrix, m *matrix, detailOf map[*conformance.CaseRe
 	return out
 }
 
-func buildDetail(id int, column string, row *matrixRow, cell *matrixCell, base string) *htmlDetail {
-	c, r := cell.Case, cell.Run
-	d := &htmlDetail{ID: id, Column: column, Case: c.ID, Description: c.Description, Verdict: string(c.Verdict),
-		Duration: fmt.Sprintf("%.3fs", c.Duration), Agent: c.Agent, Version: caseVersion(c), Fixture: c.Fixture, Faults: c.Faults,
-		Reproduce: c.Reproduce, Dir: c.Dir, New: cell.New, Expected: cell.Expected, RunSeed: fmt.Sprint(r.Meta.Seed),
-		RunShard: r.Meta.Shard, ToolVersion: strings.TrimSpace(r.Meta.Tool + " " + r.Meta.Version), Adapter: c.Adapter}
-	if !r.Meta.Started.IsZero() {
-		d.RunStarted = r.Meta.Started.UTC().Format("2006-01-02 15:04:05 UTC")
-	}
-	for _, l := range strings.Split(strings.TrimRight(c.Wire, "\n"), "\n") {
-		if l == "" {
-			continue
-		}
-		if loc := wireTime.FindStringIndex(l); loc != nil {
-			d.Wire = append(d.Wire, htmlWireLine{Time: strings.TrimSpace(l[:loc[1]]), Text: l[loc[1]:]})
-		} else {
-			d.Wire = append(d.Wire, htmlWireLine{Text: l})
-		}
-	}
-	checks := append([]conformance.CheckResult(nil), c.Checks...)
-	sort.SliceStable(checks, func(i, j int) bool { return rankOf(checks[i].Verdict) > rankOf(checks[j].Verdict) })
-	for _, k := range checks {
-		hc := htmlCheck{Check: k.Check, Family: string(k.Family), Level: k.Level, Verdict: string(k.Verdict), Requirement: k.Requirement,
-			Source: k.Source, Sources: sourceParts(k.Source, base), Expected: k.Expected, Actual: k.Actual, Baselined: k.Baselined, New: k.Verdict.Failed(r.Meta.Strict) && !k.Baselined}
-		switch k.Verdict {
-		case conformance.Skip:
-			d.Skipped = append(d.Skipped, hc)
-			continue
-		case conformance.Pass:
-			d.Passed = append(d.Passed, hc)
-			continue
-		}
-		diff := k.Diff
-		if diff == "" && k.Expected != "" && k.Actual != "" && k.Verdict != conformance.Pass {
-			diff = lineDiff(k.Expected, k.Actual)
-		}
-		for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
-			if diff == "" {
-				break
-			}
-			cls := "ctx"
-			switch {
-			case strings.HasPrefix(l, "+"):
-				cls = "ins"
-			case strings.HasPrefix(l, "-"):
-				cls = "del"
-			}
-			hc.Diff = append(hc.Diff, htmlDiffLine{cls, l})
-		}
-		d.Checks = append(d.Checks, hc)
-	}
-	return d
-}
-
 func verdictLabel(v string) string {
 	if v == string(conformance.Informational) {
 		return "INFO"
@@ -357,7 +364,7 @@ func verdictLabel(v string) string {
 	return v
 }
 
-var pageFuncs = template.FuncMap{"label": verdictLabel}
+var pageFuncs = template.FuncMap{"label": verdictLabel, "agreement": func(a AdapterFidelity) float64 { return 100 * a.Agreement() }}
 
 // cspHash is the CSP source expression ('sha256-...') that allows the
 // inline <style> or <script> element whose text is exactly s.
@@ -423,7 +430,7 @@ dialog::backdrop{background:rgba(0,0,0,.35)}
 table.passed{margin:.4rem 0;width:100%}table.passed td{border-width:0 0 1px 0;padding:.15rem .4rem}
 table.passed td:nth-child(-n+2){width:1%;white-space:nowrap}
 #runs td.when{white-space:nowrap}
-ul.fails{padding-left:1.2rem}ul.fails li{margin:.15rem 0}
+ol.problems{padding-left:1.6rem}#expected summary h2{display:inline}ol.problems>li{margin:.2rem 0 .8rem}ol.problems .kv{margin:.2rem 0}p.cases{margin:.3rem 0;line-height:1.9}
 .vm{margin:.3rem 0 .8rem}
 .vm td.c{cursor:pointer;text-align:center;font-size:12px;font-weight:600;min-width:6.5rem;white-space:nowrap}
 .vm td.c:hover,.vm td.c:focus{outline:2px solid #0969da;outline-offset:-2px}
@@ -432,18 +439,101 @@ ul.fails{padding-left:1.2rem}ul.fails li{margin:.15rem 0}
 .vm tr.chk td{font-size:12px;text-align:center}.vm tr.chk td.case{text-align:left;padding-left:1.4rem;font-weight:400}
 `
 
-// resultsJS makes the matrix filterable and opens a cell's details; it
-// reads only attributes and templates the server wrote, escaped.
+// resultsJS makes the matrix filterable and opens a case's details: it
+// builds them from the page's data block (pageData) when the case is
+// opened, putting every text from the data into the page as text (text
+// nodes, textContent), never as markup; the only attribute it sets from
+// the data is a source's href, which the server checked (safeURL). A
+// matrix cell's column is its place in the row (after CLI, version and
+// case); its verdict and the marks new and exp it was written with (its
+// class) are kept when a family filter first recolors it; its title is
+// written when it is pointed at. (No
+// comments inside the script: html/template drops them, and the page's
+// CSP holds the hash of the script as written here.)
 const resultsJS = `
 (function(){
   var $ = function(id){return document.getElementById(id);};
-  var dlg = $('dlg'), body = $('dlg-body'), title = $('dlg-title');
+  var dlg = $('dlg'), body = $('dlg-body'), title = $('dlg-title'), data = null;
+  function D(){ if (!data) data = JSON.parse($('data').textContent); return data; }
+  function str(i){ return i ? D().s[i - 1] : ''; }
+  function el(tag, cls, text){ var e = document.createElement(tag); if (cls) e.className = cls; if (text != null) e.textContent = text; return e; }
+  function add(p){
+    for (var i = 1; i < arguments.length; i++) { var c = arguments[i]; if (c != null) p.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); }
+    return p;
+  }
+  function label(v){ return v === 'INFORMATIONAL' ? 'INFO' : v; }
+  function badge(v){ return el('span', 'badge v-' + v, label(v)); }
+  function kv(dl, k, v, cls){ add(dl, el('dt', null, k), add(el('dd', cls), v)); }
+  function source(parts){
+    var f = document.createDocumentFragment();
+    for (var i = 0; i < parts.length; i++) {
+      if (i) add(f, '; ');
+      if (parts[i][1]) { var a = el('a', null, parts[i][0]); a.setAttribute('href', parts[i][1]); add(f, a); } else add(f, parts[i][0]);
+    }
+    return f;
+  }
+  function details(id){
+    var d = D(), c = d.d[id];
+    if (!c) return null;
+    var run = d.r[c.r], f = document.createDocumentFragment();
+    var head = add(el('p'), badge(c.v));
+    if (c.n) add(head, ' ', el('span', 'bad', 'new failure'));
+    if (c.e) add(head, ' ', el('span', 'muted', 'failure expected by the baseline'));
+    add(head, ' · ' + c.t + ' · ' + (c.a || '') + (c.ver ? ' ' + c.ver : ''));
+    if (c.fx) add(head, ' · fixture ', el('code', null, c.fx));
+    if (c.fl) add(head, ' · faults ', el('code', null, c.fl));
+    add(f, head);
+    if (c.ds) add(f, el('p', null, str(c.ds)));
+    var dl = el('dl', 'kv');
+    kv(dl, 'adapter', str(c.ad));
+    kv(dl, 'run', run.tool + ', seed ' + run.seed + (run.shard ? ', shard ' + run.shard : '') + (run.started ? ', started ' + run.started : ''));
+    if (c.dir) kv(dl, 'kept in', c.dir, 'mono');
+    add(f, dl, el('h3', null, 'Reproduce'), el('pre', null, c.rp != null ? c.rp : run.rp[0] + c.id + run.rp[1]), el('h3', null, 'Checks'));
+    var passed = el('tbody'), skipped = el('ul'), np = 0, ns = 0, ks = d.l[c.k];
+    for (var i = 0; i < ks.length; i++) {
+      var k = ks[i], cat = d.k[k[0]], v = d.v[k[1]];
+      if (v === 'SKIP') { ns++; add(skipped, add(el('li'), el('code', null, cat[0]), ' ', el('span', 'muted', '— ' + str(k[2])))); continue; }
+      if (v === 'PASS') {
+        np++;
+        add(passed, add(el('tr'), add(el('td'), badge('PASS')), add(el('td'), el('code', null, cat[0])), add(el('td'), cat[3] + ' ', el('span', 'muted', '(' + cat[2] + ')'))));
+        continue;
+      }
+      var fl = k[5] || 0, box = el('div', 'check');
+      add(box, add(el('h3'), badge(v), ' ', el('code', null, cat[0]), ' ',
+        el('span', 'muted', cat[2] + ' · ' + cat[1] + (fl & 1 ? ' · expected by the baseline' : '') + (fl & 2 ? ' · new failure' : ''))));
+      var kd = el('dl', 'kv');
+      kv(kd, 'requirement', cat[3]);
+      kv(kd, 'source', source(cat[4] || []));
+      if (k[3]) kv(kd, 'expected', str(k[3]), 'mono');
+      if (k[2]) kv(kd, 'actual', str(k[2]), 'mono');
+      add(box, kd);
+      if (k[4]) {
+        var pre = el('pre', 'diff'), lines = k[4].replace(/\n+$/, '').split('\n');
+        for (var j = 0; j < lines.length; j++) add(pre, el('span', lines[j][0] === '+' ? 'ins' : lines[j][0] === '-' ? 'del' : 'ctx', lines[j]));
+        add(box, pre);
+      }
+      add(f, box);
+    }
+    if (np) add(f, add(el('table', 'passed'), passed));
+    if (ns) add(f, add(el('details'), el('summary', null, ns + ' checks not applicable'), skipped));
+    add(f, el('h3', null, 'Wire'));
+    if (c.w) {
+      var w = el('pre', 'wire'), wl = c.w.split('\n');
+      for (var j = 0; j < wl.length; j++) {
+        if (!wl[j]) continue;
+        var m = /^\s*\d+\.\d{3}s /.exec(wl[j]);
+        if (m) add(w, el('span', 't', m[0].trim()), ' ' + wl[j].slice(m[0].length) + '\n'); else add(w, wl[j] + '\n');
+      }
+      add(f, w);
+    } else add(f, el('p', 'muted', 'No wire excerpt (the case did not run).'));
+    return {body: f, title: c.id + ' · ' + run.col};
+  }
   function open(id){
-    var t = $('d' + id);
+    var t = details(+id);
     if (!t) return;
     body.textContent = '';
-    body.appendChild(t.content.cloneNode(true));
-    title.textContent = t.getAttribute('data-title');
+    body.appendChild(t.body);
+    title.textContent = t.title;
     if (!dlg.open) { if (dlg.showModal) dlg.showModal(); else dlg.setAttribute('open', ''); }
     if (history.replaceState) history.replaceState(null, '', '#d' + id);
   }
@@ -459,28 +549,45 @@ const resultsJS = `
     var el = e.target.closest ? e.target.closest('td[data-d]') : null;
     if (el) { e.preventDefault(); open(el.getAttribute('data-d')); }
   });
+  var lead = 3, letters = {P:'PASS', F:'FAIL', N:'NON-STRICT', C:'CRASH', T:'TIMEOUT', I:'INFORMATIONAL', S:'SKIP', '-':'SKIP'};
+  function marks(td){
+    if (td.x == null) {
+      td.x = (td.classList.contains('new') ? ' new' : '') + (td.classList.contains('exp') ? ' exp' : '');
+      td.v = /\bv-(\S+)/.exec(td.className)[1];
+    }
+    return td.x;
+  }
+  function cellTitle(td){
+    var tr = td.parentNode, m = marks(td), th = $('m').tHead.rows[0].cells[td.cellIndex];
+    return td.v + (m.indexOf('exp') >= 0 ? ' (expected by the baseline)' : m.indexOf('new') >= 0 ? ' (new failure)' : '') +
+      ' · ' + th.textContent + ' · ' + tr.getAttribute('data-case');
+  }
+  function titled(e){
+    var td = e.target.closest ? e.target.closest('#m td[data-d]') : null;
+    if (td && !td.title) td.title = cellTitle(td);
+  }
+  document.addEventListener('mouseover', titled);
+  document.addEventListener('focusin', titled);
   var fa = $('f-adapter'), fc = $('f-cli'), fv = $('f-version'), ff = $('f-family'), fd = $('f-verdict'), fs = $('f-search');
   var failing = {FAIL:1, CRASH:1, TIMEOUT:1};
-  function famVerdict(spec, fam){
-    var parts = spec.split(' ');
-    for (var i = 0; i < parts.length; i++) { var kv = parts[i].split(':'); if (kv[0] === fam) return kv[1]; }
-    return '';
-  }
   function apply(){
-    var a = fa.value, c = fc.value, ver = fv.value, fam = ff.value, vd = fd.value, s = fs.value.toLowerCase();
-    var cols = document.querySelectorAll('#m [data-col]');
-    for (var i = 0; i < cols.length; i++) cols[i].hidden = a !== '' && cols[i].getAttribute('data-col') !== a;
-    var rows = document.querySelectorAll('#m tbody tr'), shown = 0;
+    var a = fa.value, c = fc.value, ver = fv.value, fam = ff.selectedIndex - 1, vd = fd.value, s = fs.value.toLowerCase();
+    var heads = $('m').tHead.rows[0].cells;
+    for (var i = lead; i < heads.length; i++) heads[i].hidden = a !== '' && String(i - lead) !== a;
+    var rows = $('m').tBodies[0].rows, shown = 0;
     for (var r = 0; r < rows.length; r++) {
       var tr = rows[r], ok = (c === '' || tr.getAttribute('data-cli') === c) && (ver === '' || (' ' + tr.getAttribute('data-version') + ' ').indexOf(' ' + ver + ' ') >= 0) &&
         (s === '' || tr.getAttribute('data-case').toLowerCase().indexOf(s) >= 0);
-      var any = vd === '', cells = tr.querySelectorAll('td[data-v]');
-      for (var k = 0; k < cells.length; k++) {
-        var td = cells[k], v = td.getAttribute('data-v');
-        if (fam !== '') v = famVerdict(td.getAttribute('data-f'), fam) || 'SKIP';
-        td.className = 'c v-' + v + (td.getAttribute('data-x') || '');
+      var any = vd === '', cells = tr.cells;
+      for (var k = lead; k < cells.length; k++) {
+        var td = cells[k];
+        td.hidden = a !== '' && String(k - lead) !== a;
+        if (!td.hasAttribute('data-d')) continue;
+        var m = marks(td), v = td.v;
+        if (fam >= 0) v = letters[td.getAttribute('data-f').charAt(fam)] || 'SKIP';
+        td.className = 'c v-' + v + m;
         td.textContent = v === 'INFORMATIONAL' ? 'INFO' : v;
-        if (!td.hidden && (v === vd || (vd === 'failing' && failing[v]) || (vd === 'new' && td.getAttribute('data-x').indexOf('new') >= 0 && (fam === '' || failing[v])))) any = true;
+        if (!td.hidden && (v === vd || (vd === 'failing' && failing[v]) || (vd === 'new' && m.indexOf('new') >= 0 && (fam < 0 || failing[v])))) any = true;
       }
       tr.hidden = !(ok && any);
       if (!tr.hidden) shown++;
@@ -489,7 +596,8 @@ const resultsJS = `
   }
   [fa, fc, fv, ff, fd].forEach(function(el){ el.addEventListener('change', apply); });
   fs.addEventListener('input', apply);
-  apply();
+  if (fa.value || fc.value || fv.value || ff.value || fd.value || fs.value) apply();
+  else $('f-count').textContent = $('m').tBodies[0].rows.length + ' of ' + $('m').tBodies[0].rows.length + ' cases shown';
   var m = /^#d(\d+)$/.exec(location.hash);
   if (m) open(m[1]);
 })();
@@ -521,11 +629,16 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 </table>
 <p class="muted">Cases by their worst check verdict; new, baseline and stale count checks.</p>
 </section>
-{{if .Fails}}<section id="new">
-<h2>New failures ({{len .Fails}})</h2>
-<ul class="fails">
-{{range .Fails}}<li><span class="badge v-{{.Verdict}}">{{label .Verdict}}</span> <button type="button" class="link" data-d="{{.Detail}}"><code>{{.Check}}</code> on <code>{{.Case}}</code></button> · {{.Column}} <span class="muted">— {{.R}}</span></li>
-{{end}}</ul>
+{{if .Problems}}<section id="new">
+<h2>New failures: {{.Failures}} in {{len .Problems}} problem{{if ne (len .Problems) 1}}s{{end}}</h2>
+<p class="muted">Each problem is one check failing for the same reason across cases (what differs from case to case, such as ids, numbers, quoted texts and paths, set aside), the one with the most cases first; failures that follow from it in its cases are listed with it. Click a case for its checks, diff and wire log.</p>
+{{template "problems" .Problems}}
+</section>{{end}}{{if .Expected}}
+<section id="expected">
+<details{{if not .Problems}} open{{end}}><summary><h2>Failures the baseline expects: {{.ExpectedFailures}} in {{len .Expected}} problem{{if ne (len .Expected) 1}}s{{end}}</h2></summary>
+<p class="muted">Known failures, listed in the baseline: they do not fail the gate. Grouped as the new failures are.</p>
+{{template "problems" .Expected}}
+</details>
 </section>{{end}}
 {{if .Stale}}<section id="stale">
 <h2>Stale baseline entries ({{len .Stale}})</h2>
@@ -541,7 +654,15 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 {{range .Rows}}{{if .Differs}}{{template "vrow" .}}{{end}}{{end}}</tbody></table>{{end}}
 <details><summary>every case of {{.CLI}} at every version ({{.Total}})</summary><table class="vm">{{template "vhead" .}}<tbody>
 {{range .Rows}}{{template "vrow" .}}{{end}}</tbody></table></details>
-{{end}}</section>{{end}}
+{{end}}</section>{{end}}{{if .Fidelity}}
+<section id="fidelity">
+<h2>Fake vs real CLIs</h2>
+<p>The adapters that ran on the fake CLIs and on the real ones (<code>agentconform run --cli fake,real</code>): the (case, check) pairs either run judged, and every pair whose verdicts differ. A difference is a fidelity bug of a fake, or a real CLI that does not do the same thing every run (docs/protocols/fidelity.md).</p>
+<table class="fid"><thead><tr><th>adapter</th><th>cases</th><th>only fakes</th><th>pairs judged</th><th>agree</th><th>differ</th><th>agreement</th></tr></thead><tbody>
+{{range .Fidelity}}<tr><td>{{.Adapter}}</td><td>{{.Cases}}</td><td>{{.RealSkipped}}</td><td>{{.Pairs}}</td><td>{{.Agree}}</td><td>{{len .Differ}}</td><td>{{printf "%.1f%%" (agreement .)}}</td></tr>{{end}}</tbody></table>
+{{range .Fidelity}}{{if .Differ}}<h3>{{.Adapter}}</h3><table class="fid"><thead><tr><th>case</th><th>check</th><th>fake</th><th>real</th><th>real found</th></tr></thead><tbody>
+{{range .Differ}}<tr><td><code>{{.Case}}</code></td><td><code>{{.Check}}</code></td><td class="v-{{.Fake}}">{{label (print .Fake)}}</td><td class="v-{{.Real}}">{{label (print .Real)}}</td><td>{{.RealActual}}</td></tr>{{end}}</tbody></table>{{end}}{{end}}
+</section>{{end}}
 <section id="matrix">
 <h2>Matrix</h2>
 <div class="filters" id="filters">
@@ -554,9 +675,9 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 <span class="muted" id="f-count"></span>
 </div>
 <table id="m">
-<thead><tr><th>CLI</th><th>version</th><th>case</th>{{range $i, $c := .Columns}}<th data-col="{{$i}}">{{$c}}</th>{{end}}</tr></thead>
+<thead><tr><th>CLI</th><th>version</th><th>case</th>{{range .Columns}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr data-cli="{{.CLI}}" data-version="{{.Versions}}" data-case="{{.Case}}"><td>{{.CLI}}</td><td>{{if .Version}}{{.Version}}{{else}}<span class="muted">—</span>{{end}}</td><td class="case" title="{{.Description}}">{{.Case}}</td>{{range .Cells}}{{if .Present}}<td class="c v-{{.Verdict}}{{if .New}} new{{end}}{{if .Expected}} exp{{end}}" data-x="{{if .New}} new{{end}}{{if .Expected}} exp{{end}}" data-col="{{.Col}}" data-d="{{.Detail}}" data-v="{{.Verdict}}" data-f="{{.Fam}}" title="{{.Title}} · {{.Duration}}" tabindex="0">{{label .Verdict}}</td>{{else}}<td class="none" data-col="{{.Col}}" title="not run">·</td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr data-cli="{{.CLI}}" data-version="{{.Versions}}" data-case="{{.Case}}"><td>{{.CLI}}</td><td>{{if .Version}}{{.Version}}{{else}}<span class="muted">—</span>{{end}}</td><td class="case" title="{{.Description}}">{{.Case}}</td>{{range .Cells}}{{if .Present}}<td class="c v-{{.Verdict}}{{if .New}} new{{end}}{{if .Expected}} exp{{end}}" data-d="{{.Detail}}" data-f="{{.Fam}}" tabindex="0">{{label .Verdict}}</td>{{else}}<td class="none" title="not run">·</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table>
 <p class="muted">A red outline marks a new failure; stripes mark failures the baseline expects; · marks a case the adapter did not run.</p>
@@ -565,27 +686,15 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 <div class="dlg-head"><strong id="dlg-title"></strong><button type="button" id="dlg-close">Close</button></div>
 <div class="dlg-body" id="dlg-body"></div>
 </dialog>
-{{range .Details}}<template id="d{{.ID}}" data-title="{{.Case}} · {{.Column}}">
-<p><span class="badge v-{{.Verdict}}">{{label .Verdict}}</span>{{if .New}} <span class="bad">new failure</span>{{end}}{{if .Expected}} <span class="muted">failure expected by the baseline</span>{{end}} · {{.Duration}} · {{.Agent}}{{if .Version}} {{.Version}}{{end}}{{if .Fixture}} · fixture <code>{{.Fixture}}</code>{{end}}{{if .Faults}} · faults <code>{{.Faults}}</code>{{end}}</p>
-{{if .Description}}<p>{{.Description}}</p>{{end}}
-<dl class="kv"><dt>adapter</dt><dd>{{.Adapter}}</dd><dt>run</dt><dd>{{.ToolVersion}}, seed {{.RunSeed}}{{if .RunShard}}, shard {{.RunShard}}{{end}}{{if .RunStarted}}, started {{.RunStarted}}{{end}}</dd>{{if .Dir}}<dt>kept in</dt><dd class="mono">{{.Dir}}</dd>{{end}}</dl>
-<h3>Reproduce</h3>
-<pre>{{.Reproduce}}</pre>
-<h3>Checks</h3>
-{{range .Checks}}<div class="check">
-<h3><span class="badge v-{{.Verdict}}">{{label .Verdict}}</span> <code>{{.Check}}</code> <span class="muted">{{.Level}} · {{.Family}}{{if .Baselined}} · expected by the baseline{{end}}{{if .New}} · new failure{{end}}</span></h3>
-<dl class="kv"><dt>requirement</dt><dd>{{.Requirement}}</dd><dt>source</dt><dd>{{range $i, $s := .Sources}}{{if $i}}; {{end}}{{if $s.URL}}<a href="{{$s.URL}}">{{$s.Text}}</a>{{else}}{{$s.Text}}{{end}}{{end}}</dd>{{if .Expected}}<dt>expected</dt><dd class="mono">{{.Expected}}</dd>{{end}}{{if .Actual}}<dt>actual</dt><dd class="mono">{{.Actual}}</dd>{{end}}</dl>
-{{if .Diff}}<pre class="diff">{{range .Diff}}<span class="{{.Class}}">{{.Text}}</span>{{end}}</pre>{{end}}
-</div>
-{{end}}{{if .Passed}}<table class="passed"><tbody>{{range .Passed}}<tr><td><span class="badge v-PASS">PASS</span></td><td><code>{{.Check}}</code></td><td>{{.Requirement}} <span class="muted">({{.Level}})</span></td></tr>
-{{end}}</tbody></table>{{end}}{{if .Skipped}}<details><summary>{{len .Skipped}} checks not applicable</summary><ul>{{range .Skipped}}<li><code>{{.Check}}</code> <span class="muted">— {{.Actual}}</span></li>{{end}}</ul></details>{{end}}
-<h3>Wire</h3>
-{{if .Wire}}<pre class="wire">{{range .Wire}}{{if .Time}}<span class="t">{{.Time}}</span> {{end}}{{.Text}}
-{{end}}</pre>{{else}}<p class="muted">No wire excerpt (the case did not run).</p>{{end}}
-</template>
-{{end}}<script>` + resultsJS + `</script>
+<script type="application/json" id="data">{{.Data}}</script>
+<script>` + resultsJS + `</script>
 </body>
 </html>
+{{define "problems"}}<ol class="problems">
+{{range .}}<li><div><span class="badge v-{{.Verdict}}">{{label .Verdict}}</span> <code>{{.Check}}</code> in {{if eq (len .Cases) 1}}<button type="button" class="link" data-d="{{.Example.Detail}}"><code>{{.Example.ID}}</code></button>{{else}}<b>{{len .Cases}} cases</b>{{end}} · {{.Column}}{{if .Baselined}} <span class="muted">(and {{.Baselined}} expected by the baseline)</span>{{end}} <span class="muted">— {{.Requirement}} ({{.Level}})</span></div>
+<dl class="kv">{{if gt (len .Cases) 1}}<dt>in</dt><dd><button type="button" class="link" data-d="{{.Example.Detail}}"><code>{{.Example.ID}}</code></button> <span class="muted">(one of them)</span></dd>{{end}}{{if .Expected}}<dt>expected</dt><dd class="mono">{{.Expected}}</dd>{{end}}{{if .Actual}}<dt>actual</dt><dd class="mono">{{.Actual}}</dd>{{end}}{{range .Follows}}<dt>with it</dt><dd>{{.Why}}: {{range $i, $c := .Checks}}{{if $i}}, {{end}}<code>{{$c.Check}}</code> in {{$c.Cases}} case{{if ne $c.Cases 1}}s{{end}}{{end}}</dd>{{end}}<dt>reproduce</dt><dd class="mono">{{.Reproduce}}</dd></dl>
+{{if gt (len .Cases) 1}}<details><summary>its {{len .Cases}} cases</summary><p class="cases">{{range .Cases}}<button type="button" class="link" data-d="{{.Detail}}"><code>{{.ID}}</code></button> {{end}}</p></details>{{end}}</li>
+{{end}}</ol>{{end}}
 {{- define "vhead"}}<thead><tr><th>case</th>{{range .Columns}}<th title="{{.Run}}">{{.Label}}</th>{{end}}</tr></thead>{{end}}
 {{define "vrow"}}<tr{{if .Differs}} class="differs"{{end}}><td class="case">{{.Case}}</td>{{range .Cells}}{{if .Present}}<td class="c v-{{.Verdict}}" data-d="{{.Detail}}" title="{{.Title}}" tabindex="0">{{label .Verdict}}{{if .Version}} <span class="muted">{{.Version}}</span>{{end}}</td>{{else}}<td class="none" title="not run">·</td>{{end}}{{end}}</tr>
 {{range .Checks}}<tr class="chk"><td class="case">↳ {{.Check}}</td>{{range .Verdicts}}{{if .}}<td class="v-{{.}}">{{label .}}</td>{{else}}<td class="none">·</td>{{end}}{{end}}</tr>

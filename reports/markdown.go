@@ -36,8 +36,9 @@ var verdictEmoji = map[conformance.Verdict]string{
 
 // WriteResultsMarkdown writes doc as GitHub-flavored Markdown for a
 // pull-request comment or $GITHUB_STEP_SUMMARY: the gate and the verdict
-// counts per adapter, the new failures first (requirement, expected,
-// actual, diff, reproduce command), stale baseline entries, the cases
+// counts per adapter, the new failures first, grouped into problems
+// (requirement, expected, actual, diff, what follows from each, its cases,
+// reproduce command), stale baseline entries, the cases
 // whose verdict differs between CLI versions (when runs replayed more than
 // one version of a CLI), then the matrix of cases by adapter.
 func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
@@ -52,14 +53,27 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 	head := mdHead(doc, m, fails, o)
 	foot := mdFoot(doc, o)
 	budget := limit - len(head) - len(foot)
-	// Failure details first, as many as leave room for a short matrix.
+	// The problems first, with as many of their details and cases as
+	// leave room for a short matrix: their case lists are clipped first,
+	// then the later problems lose their details.
 	base := SourceBase(o.SourceBase)
-	details := mdFailures(fails, len(fails), base)
+	problems := allNewProblems(m)
 	stale := mdStale(doc)
-	for n := len(fails); len(details)+len(stale) > budget*3/4 && n > 0; n /= 2 {
-		details = mdFailures(fails, n/2, base)
+	details := mdProblems(problems, len(fails), len(problems), -1, base)
+	for n := 40; len(details)+len(stale) > budget*3/4 && n >= 5; n /= 2 {
+		details = mdProblems(problems, len(fails), len(problems), n, base)
+	}
+	for n := len(problems); len(details)+len(stale) > budget*3/4 && n > 0; n /= 2 {
+		details = mdProblems(problems, len(fails), n/2, 5, base)
 	}
 	budget -= len(details) + len(stale)
+	// The problems the baseline expects, one line each, if there is room.
+	expected := allExpectedProblems(m)
+	known := mdExpectedProblems(expected, len(expected))
+	for n := len(expected); len(known) > budget/3 && n > 0; n /= 2 {
+		known = mdExpectedProblems(expected, n/2)
+	}
+	budget -= len(known)
 	// The CLI versions, when runs replayed more than one: the cases whose
 	// verdict differs, fewer of them when room is short.
 	vm := buildVersionMatrix(doc, m)
@@ -71,6 +85,26 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 		ver = mdVersions(vm, 0)
 	}
 	budget -= len(ver)
+	// Fake against real: where an adapter ran on both, the agreement and
+	// the verdicts that differ.
+	fid := ""
+	if f := CompareFidelity(doc); len(f.Adapters) > 0 {
+		var b strings.Builder
+		WriteFidelityMarkdown(&b, f)
+		fid = b.String() + "\n"
+		if len(fid) > budget/2 {
+			g := *f
+			g.Adapters = nil
+			for _, a := range f.Adapters {
+				a.Differ = nil
+				g.Adapters = append(g.Adapters, a)
+			}
+			b.Reset()
+			WriteFidelityMarkdown(&b, &g)
+			fid = b.String() + "\n"
+		}
+	}
+	budget -= len(fid)
 	mat := mdMatrix(m, false, -1)
 	if len(mat) > budget {
 		mat = mdMatrix(m, true, -1)
@@ -85,7 +119,9 @@ func WriteResultsMarkdown(w io.Writer, doc *Document, o MarkdownOptions) error {
 	out.WriteString(head)
 	out.WriteString(details)
 	out.WriteString(stale)
+	out.WriteString(known)
 	out.WriteString(ver)
+	out.WriteString(fid)
 	out.WriteString(mat)
 	out.WriteString(foot)
 	_, err := w.Write(out.Bytes())
@@ -104,7 +140,7 @@ func mdHead(doc *Document, m *matrix, fails []newFailure, o MarkdownOptions) str
 	case len(fails) == 0:
 		fmt.Fprintf(&b, "## %s: ✅ no new failures\n\n", mdText(title))
 	default:
-		fmt.Fprintf(&b, "## %s: ❌ %s\n\n", mdText(title), plural(len(fails), "new failure"))
+		fmt.Fprintf(&b, "## %s: ❌ %s in %s\n\n", mdText(title), plural(len(fails), "new failure"), plural(len(allNewProblems(m)), "problem"))
 	}
 	b.WriteString("| adapter | cases |")
 	for _, v := range verdictOrder {
@@ -131,21 +167,36 @@ func mdHead(doc *Document, m *matrix, fails []newFailure, o MarkdownOptions) str
 	return b.String()
 }
 
-func mdFailures(fails []newFailure, detailed int, base string) string {
-	if len(fails) == 0 {
+// mdProblems renders the new problems: a heading that counts them and
+// the failures they hold, then per problem a collapsible block whose
+// summary names the verdict, check, number of cases and run, with the
+// requirement, the expected, actual and diff of its example case, the
+// failures that follow from it, its cases (at most maxCases of them; -1:
+// all) and the command that reproduces the example. Problems after the
+// first detailed ones are one line each.
+func mdProblems(problems []runProblem, failures, detailed, maxCases int, base string) string {
+	if len(problems) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "### New failures (%d)\n\n", len(fails))
-	for i, f := range fails {
-		k := f.Check
+	fmt.Fprintf(&b, "### New failures: %d in %s\n\n", failures, plural(len(problems), "problem"))
+	b.WriteString("Each problem is one check failing for the same reason across cases, the one with the most cases first; failures that follow from it in its cases are listed with it.\n\n")
+	for i, rp := range problems {
+		p, k, cases := rp.Problem, rp.result, rp.newCases()
 		if i >= detailed {
-			fmt.Fprintf(&b, "- %s %s `%s` on `%s` (%s)\n", verdictEmoji[k.Verdict], k.Verdict, mdCodeText(k.Check), mdCodeText(f.Case.ID), mdText(f.Column))
+			fmt.Fprintf(&b, "- %s %s `%s` in %s (%s), e.g. `%s`\n", verdictEmoji[p.Verdict], p.Verdict, mdCodeText(p.Check), plural(len(cases), "case"), mdText(rp.Column), mdCodeText(p.Example))
 			continue
 		}
-		fmt.Fprintf(&b, "<details><summary>%s %s <code>%s</code> on <code>%s</code> · %s</summary>\n\n",
-			verdictEmoji[k.Verdict], k.Verdict, html.EscapeString(k.Check), html.EscapeString(f.Case.ID), html.EscapeString(f.Column))
+		where := "<code>" + html.EscapeString(p.Example) + "</code>"
+		if len(cases) > 1 {
+			where = plural(len(cases), "case")
+		}
+		fmt.Fprintf(&b, "<details><summary>%s %s <code>%s</code> in %s · %s</summary>\n\n",
+			verdictEmoji[p.Verdict], p.Verdict, html.EscapeString(p.Check), where, html.EscapeString(rp.Column))
 		fmt.Fprintf(&b, "**Requirement:** %s (%s, %s)\n\n", mdText(k.Requirement), mdText(k.Level), mdSource(k.Source, base))
+		if len(cases) > 1 {
+			fmt.Fprintf(&b, "In `%s`, one of them:\n\n", mdCodeText(p.Example))
+		}
 		if k.Expected != "" {
 			fmt.Fprintf(&b, "**Expected:** %s\n\n", mdText(clipText(k.Expected, 1500)))
 		}
@@ -155,11 +206,62 @@ func mdFailures(fails []newFailure, detailed int, base string) string {
 		if k.Diff != "" {
 			b.WriteString(fenced(clipText(k.Diff, 3000), "diff"))
 		}
-		fmt.Fprintf(&b, "Reproduce:\n\n%s</details>\n\n", fenced(f.Case.Reproduce, "sh"))
+		for _, why := range followReasons(p) {
+			var parts []string
+			for _, f := range p.Follows {
+				if f.Why == why {
+					parts = append(parts, fmt.Sprintf("`%s` in %s", mdCodeText(f.Check), plural(len(f.Cases), "case")))
+				}
+			}
+			fmt.Fprintf(&b, "With it, %s: %s.\n\n", mdText(why), strings.Join(parts, ", "))
+		}
+		if len(cases) > 1 {
+			shown := cases
+			if maxCases >= 0 && len(shown) > maxCases {
+				shown = shown[:maxCases]
+			}
+			fmt.Fprintf(&b, "**Cases (%d):** ", len(cases))
+			for j, c := range shown {
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "`%s`", mdCodeText(c))
+			}
+			if n := len(cases) - len(shown); n > 0 {
+				fmt.Fprintf(&b, ", … and %d more", n)
+			}
+			b.WriteString("\n\n")
+		}
+		if n := len(p.Expected); n > 0 {
+			fmt.Fprintf(&b, "And %s whose failure the baseline expects.\n\n", plural(n, "case"))
+		}
+		fmt.Fprintf(&b, "Reproduce:\n\n%s</details>\n\n", fenced(p.Reproduce, "sh"))
 	}
-	if detailed < len(fails) {
+	if detailed < len(problems) {
 		b.WriteString("\n")
 	}
+	return b.String()
+}
+
+// mdExpectedProblems lists the problems whose every failure the
+// baseline expects, one line each (the first n of them, then how many
+// more), collapsed: they do not fail the gate.
+func mdExpectedProblems(problems []runProblem, n int) string {
+	if len(problems) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Failures the baseline expects: %d in %s\n\n<details><summary>Known failures, listed in the baseline; grouped as the new ones are</summary>\n\n",
+		failureCount(problems), plural(len(problems), "problem"))
+	for i, p := range problems {
+		if i == n {
+			fmt.Fprintf(&b, "- … and %s more; the HTML report has them all.\n", plural(len(problems)-n, "problem"))
+			break
+		}
+		fmt.Fprintf(&b, "- %s %s `%s` in %s (%s), e.g. `%s`: %s\n", verdictEmoji[p.Verdict], p.Verdict, mdCodeText(p.Check),
+			plural(len(p.Cases), "case"), mdText(p.Column), mdCodeText(p.Example), mdText(clipText(firstLine(p.result.Actual), 200)))
+	}
+	b.WriteString("\n</details>\n\n")
 	return b.String()
 }
 

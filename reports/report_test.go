@@ -2,7 +2,9 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -131,7 +133,7 @@ func TestResultsMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := buf.String()
-	order := []string{"## agentconform: ❌ 3 new failures", "| reference/unified | 4 |", "### New failures (3)", "<code>output/hello</code> on <code>gemini/plain-text</code>",
+	order := []string{"## agentconform: ❌ 3 new failures in 3 problems", "| reference/unified | 4 |", "### New failures: 3 in 3 problems", "<code>output/hello</code> in <code>gemini/plain-text</code>",
 		"### Stale baseline entries", "`claude/plain-text` (reference/unified)", "### Matrix", "| claude | 2.1.331 | `claude/plain-text` | ✅ | ⚠️ NON-STRICT |", "Full report"}
 	at := 0
 	for _, s := range order {
@@ -155,27 +157,29 @@ func TestResultsMarkdown(t *testing.T) {
 	// A small budget keeps the head and the failures, and shortens the rest.
 	buf.Reset()
 	WriteResultsMarkdown(&buf, testDoc(t), MarkdownOptions{MaxBytes: 2500})
-	if buf.Len() > 2500 || !strings.Contains(buf.String(), "New failures (3)") {
+	if buf.Len() > 2500 || !strings.Contains(buf.String(), "New failures: 3 in 3 problems") {
 		t.Errorf("budget 2500: %d bytes\n%s", buf.Len(), buf.String())
 	}
 }
 
 // TestResultsHTML checks that the page is self-contained, that everything
-// from results is escaped (one script element: the page's own), that every
-// cell opens a details template with requirement, diff and wire timing,
-// and compares it with the golden file.
+// from results is escaped (one script element runs, the page's own; the
+// details are one JSON data block), that every cell opens details in the
+// data with requirement, diff and wire timing, and compares it with the
+// golden file.
 func TestResultsHTML(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteResultsHTML(&buf, testDoc(t), HTMLOptions{Generated: started}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	if n := strings.Count(strings.ToLower(page), "<script"); n != 1 {
-		t.Errorf("%d <script elements; want only the page's own", n)
+	markup, data := splitPageData(t, page)
+	if n := strings.Count(strings.ToLower(markup), "<script"); n != 1 {
+		t.Errorf("%d <script elements besides the data; want only the page's own", n)
 	}
 	// The only addresses are the links of the check sources to the
 	// protocol reference on GitHub; nothing is loaded.
-	bare := docLink.ReplaceAllString(page, "")
+	bare := docLink.ReplaceAllString(markup, "")
 	for _, bad := range []string{"<img", "</textarea", "<b>x</b>", "http://", "https://", "<link", "@import", "url("} {
 		if strings.Contains(bare, bad) {
 			t.Errorf("page contains %q", bad)
@@ -183,22 +187,47 @@ func TestResultsHTML(t *testing.T) {
 	}
 	for _, want := range []string{
 		"&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;&lt;/textarea&gt;&lt;img src=x onerror=&#34;document.title=&#39;pwned&#39;&#34;&gt;",
-		`<td class="c v-FAIL exp"`, `<td class="c v-CRASH new"`, `<td class="none" data-col="1" title="not run">`,
-		`<span class="del">-{&#34;type&#34;:&#34;turn_end&#34;,&#34;ok&#34;:false}</span>`,
-		`<span class="t">0.120s</span> adapter: turn_end ok=true`,
+		`<td class="c v-FAIL exp"`, `<td class="c v-CRASH new"`, `<td class="none" title="not run">`,
 		`<option>0.169.0</option>`, `<option>lifecycle</option>`,
-		"Requirement of lifecycle/reports-failure.",
-		`<dt>source</dt><dd><a href="https://github.com/agentconform/agentconform/blob/main/docs/protocols/unified.md#records">docs/protocols/unified.md#records</a>; an older source</dd>`,
 		"python3 my_adapter.py --name &#39;&lt;b&gt;x&lt;/b&gt;&#39;",
+		`<h2>New failures: 3 in 3 problems</h2>`,
 	} {
-		if !strings.Contains(page, want) {
+		if !strings.Contains(markup, want) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
-	// Every present cell points at a template.
-	cells := regexp.MustCompile(`data-d="(\d+)"`).FindAllStringSubmatch(page, -1)
+	// The details are in the data, escaped as JSON: nothing in it can end
+	// the data block or start markup.
+	if strings.ContainsAny(pageDataBlock(page), "<>&") {
+		t.Errorf("the data block carries <, > or & raw")
+	}
+	stall := data.caseNamed(t, "reference/unified", "claude/single-tool/stall")
+	exit := data.caseNamed(t, "reference/unified", "codex/single-tool/exit-mid-line")
+	if !strings.Contains(stall.Wire, "0.120s adapter: turn_end ok=true") || !strings.Contains(stall.Wire, payload) {
+		t.Errorf("stall wire %q", stall.Wire)
+	}
+	var sawDiff, sawSource bool
+	for _, k := range data.L[exit.Checks] {
+		cat := data.K[int(k[0].(float64))]
+		if cat[0] == "lifecycle/reports-failure" {
+			sawDiff = len(k) > 4 && k[4] == "-{\"type\":\"turn_end\",\"ok\":false}\n+{\"type\":\"turn_end\",\"ok\":true}\n" && data.str(k[2]) == "ok:true: the failure was reported as success"
+			sawSource = cat[3] == "Requirement of lifecycle/reports-failure." && fmt.Sprint(cat[4]) ==
+				"[[docs/protocols/unified.md#records https://github.com/agentconform/agentconform/blob/main/docs/protocols/unified.md#records] [an older source ]]"
+		}
+	}
+	if !sawDiff || !sawSource {
+		t.Errorf("exit-mid-line details: diff %v, requirement and source %v: %+v", sawDiff, sawSource, data.L[exit.Checks])
+	}
+	// The reproduce command is its run's, around the case ID.
+	for _, c := range data.D {
+		if rp := data.R[c.R].Rp; c.Rp != nil || rp != [2]string{"agentconform run --case ", " --seed 7 --keep"} {
+			t.Errorf("%s: reproduce %v, run's %q", c.ID, c.Rp, rp)
+		}
+	}
+	// Every present cell points at details.
+	cells := regexp.MustCompile(`data-d="(\d+)"`).FindAllStringSubmatch(markup, -1)
 	for _, c := range cells {
-		if !strings.Contains(page, `<template id="d`+c[1]+`"`) {
+		if n, _ := strconv.Atoi(c[1]); n >= len(data.D) {
 			t.Errorf("cell %s has no details", c[1])
 		}
 	}
@@ -206,6 +235,78 @@ func TestResultsHTML(t *testing.T) {
 		t.Errorf("%d cells", len(cells))
 	}
 	golden(t, "results.html", buf.Bytes())
+}
+
+// testPageData is a page's data block (pageData) as the page's script
+// reads it.
+type testPageData struct {
+	V []string
+	S []string
+	K [][]any
+	R []struct {
+		Col string
+		Rp  [2]string
+	}
+	L [][][]any
+	D []testPageCase
+}
+
+// testPageCase is one case's details in a page's data.
+type testPageCase struct {
+	R      int
+	ID     string
+	Checks int     `json:"k"`
+	Wire   string  `json:"w"`
+	Rp     *string `json:"rp"`
+}
+
+func (d *testPageData) str(v any) string {
+	if i, ok := v.(float64); ok && i > 0 {
+		return d.S[int(i)-1]
+	}
+	return ""
+}
+
+// caseNamed returns the details of a case of the run named column.
+func (d *testPageData) caseNamed(t *testing.T, column, id string) testPageCase {
+	t.Helper()
+	for _, c := range d.D {
+		if c.ID == id && d.R[c.R].Col == column {
+			return c
+		}
+	}
+	t.Fatalf("no details of %s in %s", id, column)
+	return d.D[0]
+}
+
+// dataOpen starts the data block of a results page.
+const dataOpen = `<script type="application/json" id="data">`
+
+// pageDataBlock returns the text of a results page's data block ("" if
+// it has none).
+func pageDataBlock(page string) string {
+	i := strings.Index(page, dataOpen)
+	if i < 0 {
+		return ""
+	}
+	rest := page[i+len(dataOpen):]
+	return rest[:strings.Index(rest, "</script>")]
+}
+
+// splitPageData returns a results page without its data block, and the
+// data block decoded.
+func splitPageData(t *testing.T, page string) (string, *testPageData) {
+	t.Helper()
+	i := strings.Index(page, dataOpen)
+	if i < 0 {
+		t.Fatal("the page has no data block")
+	}
+	block := pageDataBlock(page)
+	var d testPageData
+	if err := json.Unmarshal([]byte(block), &d); err != nil {
+		t.Fatalf("the data block is not JSON: %v", err)
+	}
+	return page[:i] + page[i+len(dataOpen)+len(block)+len("</script>"):], &d
 }
 
 func shard(r *conformance.Results, s string, ids ...string) *conformance.Results {
@@ -498,20 +599,21 @@ func TestSourceLinks(t *testing.T) {
 	if err := WriteResultsHTML(&html, doc, HTMLOptions{Generated: started, SourceBase: "../.."}); err != nil {
 		t.Fatal(err)
 	}
-	want := `<a href="../../docs/protocols/claude.md#interrupt">docs/protocols/claude.md#interrupt</a>; docs/protocols/x.md#a&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;; javascript:alert(1)</dd>`
-	if !strings.Contains(html.String(), want) {
-		t.Errorf("HTML lacks %s", want)
+	// The page's script makes links of the parts with an address.
+	_, data := splitPageData(t, html.String())
+	want := `[[docs/protocols/claude.md#interrupt ../../docs/protocols/claude.md#interrupt] [docs/protocols/x.md#a"><script>alert(1)</script> ] [javascript:alert(1) ]]`
+	for _, k := range data.K {
+		if got := fmt.Sprint(k[4]); got != want {
+			t.Errorf("%s sources %s, want %s", k[0], got, want)
+		}
 	}
-	if n, m := strings.Count(html.String(), "<a href="), strings.Count(html.String(), `<a href="../../docs/protocols/claude.md#interrupt">`); n == 0 || n != m {
-		t.Errorf("%d links in the page, %d of them to the one reference", n, m)
-	}
-	// A base that is not an address is neutralised by html/template.
+	// A base that is not an address gives no link.
 	html.Reset()
 	if err := WriteResultsHTML(&html, doc, HTMLOptions{Generated: started, SourceBase: "javascript:alert(1)//"}); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(html.String(), `href="javascript:`) {
-		t.Error("a javascript: base became a link")
+	if _, data := splitPageData(t, html.String()); !strings.Contains(fmt.Sprint(data.K[0][4]), "[docs/protocols/claude.md#interrupt ]") || strings.Contains(html.String(), `href="javascript:`) {
+		t.Errorf("a javascript: base became a link: %v", data.K[0][4])
 	}
 	if err := WriteResultsMarkdown(&md, doc, MarkdownOptions{SourceBase: "https://example.com/tree/v1/"}); err != nil {
 		t.Fatal(err)

@@ -23,8 +23,10 @@ const ResultsFormat = "agentconform-results/1"
 // with its metadata (toolkit version, adapter, CLI versions of the
 // fixtures, seed, shard), its cases (ID, verdict, duration, every check's
 // verdict with requirement, expected and actual, the wire excerpt, the
-// reproduce command) and its gate. `agentconform run` writes it; every
-// `agentconform report` subcommand reads it.
+// reproduce command) and its gate; written with each run's problems
+// (Problems), which are derived from the cases and not read back.
+// `agentconform run` writes it; every `agentconform report` subcommand
+// reads it.
 type Document struct {
 	// Format is ResultsFormat (empty in documents written before it existed).
 	Format string `json:"format,omitempty"`
@@ -37,14 +39,26 @@ func NewDocument(runs ...*conformance.Results) *Document {
 	return &Document{Format: ResultsFormat, Runs: runs}
 }
 
-// WriteResultsJSON writes doc as one indented JSON document.
+// runJSON is a run as the results document writes it: the run, and its
+// failures grouped into problems (Problems), which readers compute again
+// from the cases rather than trust.
+type runJSON struct {
+	*conformance.Results
+	Problems []*Problem `json:"problems,omitempty"`
+}
+
+// WriteResultsJSON writes doc as one indented JSON document, each run
+// with its problems.
 func WriteResultsJSON(w io.Writer, doc *Document) error {
-	d := *doc
+	d := struct {
+		Format string    `json:"format,omitempty"`
+		Runs   []runJSON `json:"runs"`
+	}{Format: doc.Format, Runs: []runJSON{}}
 	if d.Format == "" {
 		d.Format = ResultsFormat
 	}
-	if d.Runs == nil {
-		d.Runs = []*conformance.Results{}
+	for _, r := range doc.Runs {
+		d.Runs = append(d.Runs, runJSON{Results: r, Problems: Problems(r)})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -72,7 +86,7 @@ func writeFile(path string, write func(io.Writer) error) error {
 // Record is one line of the NDJSON form of the results: a "start" record
 // when an adapter's run begins (partial metadata), one "case" record per
 // case as it finishes (the case's fields at the top level), and an "end"
-// record with the run's final metadata and gate.
+// record with the run's final metadata, gate and problems.
 type Record struct {
 	// Kind is "start", "case" or "end".
 	Kind string `json:"kind"`
@@ -82,6 +96,9 @@ type Record struct {
 	Meta *conformance.Meta `json:"meta,omitempty"`
 	// Gate is the run's gate, on end records.
 	Gate *conformance.Gate `json:"gate,omitempty"`
+	// Problems are the run's failures grouped by cause, on end records
+	// (readers compute them again from the cases).
+	Problems []*Problem `json:"problems,omitempty"`
 	*conformance.CaseResult
 }
 
@@ -120,10 +137,10 @@ func (s *ResultsStream) Start(m conformance.Meta) {
 // Case records one finished case.
 func (s *ResultsStream) Case(c *conformance.CaseResult) { s.write(Record{Kind: "case", CaseResult: c}) }
 
-// End records a run's final metadata and gate.
+// End records a run's final metadata, gate and problems.
 func (s *ResultsStream) End(r *conformance.Results) {
 	m, g := r.Meta, r.Gate
-	s.write(Record{Kind: "end", Meta: &m, Gate: &g})
+	s.write(Record{Kind: "end", Meta: &m, Gate: &g, Problems: Problems(r)})
 }
 
 // Err returns the first write error.

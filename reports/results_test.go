@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -188,6 +189,32 @@ func TestResultsJSONMatchesSchema(t *testing.T) {
 	}
 	if want := map[string]int{"start": 2, "case": 7, "end": 2}; !cmp.Equal(kinds, want) {
 		t.Errorf("NDJSON record kinds %v, want %v", kinds, want)
+	}
+	// Each run carries its problems, in the document and on its end
+	// record: a failure the baseline expects among them, marked.
+	var written struct {
+		Runs []struct{ Problems []Problem }
+	}
+	if err := json.Unmarshal(js.Bytes(), &written); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range written.Runs {
+		for _, p := range r.Problems {
+			got = append(got, fmt.Sprintf("%s %s %v %v %s", p.Verdict, p.Check, p.Cases, p.Expected, p.Reproduce))
+		}
+	}
+	want := []string{
+		"FAIL lifecycle/reports-failure [claude/single-tool/stall] [claude/single-tool/stall] agentconform run --case claude/single-tool/stall --seed 7 --keep",
+		"FAIL lifecycle/reports-failure [codex/single-tool/exit-mid-line] [] agentconform run --case codex/single-tool/exit-mid-line --seed 7 --keep",
+		"CRASH output/hello [gemini/plain-text] [] agentconform run --case gemini/plain-text --seed 7 --keep",
+		"TIMEOUT lifecycle/stall [codex/single-tool/stall] [] agentconform run --case codex/single-tool/stall --seed 7 --keep",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems in the results document (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(nd.String(), `"kind":"end","meta"`) || strings.Count(nd.String(), `"problems":[{"check"`) != 2 {
+		t.Errorf("the NDJSON end records lack the problems:\n%s", nd.String())
 	}
 	// The schema rejects what the model does not have.
 	for _, bad := range []string{

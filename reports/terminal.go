@@ -158,27 +158,19 @@ type SummaryOptions struct {
 	Baseline *Baseline
 }
 
-// WriteSummary prints what a terminal user reads after a run: every new
-// failure with its requirement, expected, actual and reproduce command;
-// then a table of check verdicts per adapter and family; then each run's
-// gate and what to change (new failures to fix or baseline, stale baseline
-// entries to delete).
+// WriteSummary prints what a terminal user reads after a run: per run,
+// its new failures grouped into problems (Problems), the problem with the
+// most cases first, each with its requirement, the expected and actual of
+// one of its cases, the failures that follow from it, its cases and the
+// command that reproduces that one; then a table of check verdicts per
+// adapter and family; then each run's gate and what to change (new
+// failures to fix or baseline, stale baseline entries to delete).
 func WriteSummary(w io.Writer, doc *Document, o SummaryOptions) error {
 	doc = visibleCopy(doc)
 	ew := &errWriter{w: w}
 	if !o.Quiet {
 		for _, res := range doc.Runs {
-			for _, cr := range res.Cases {
-				for _, r := range cr.Checks {
-					if r.Verdict.Failed(res.Meta.Strict) && !r.Baselined {
-						s := conformance.FormatFailure(cr, r)
-						if o.Color {
-							s = paint(true, verdictColor[r.Verdict], string(r.Verdict)) + strings.TrimPrefix(s, string(r.Verdict))
-						}
-						ew.printf("%s\n\n", s)
-					}
-				}
-			}
+			writeProblems(ew, res, o.Color)
 		}
 	}
 	ew.printf("%-20s %-11s", "adapter", "family")
@@ -258,4 +250,127 @@ func clipLeft(s string, n int) string {
 		return s
 	}
 	return "..." + s[len(s)-n+3:]
+}
+
+// summaryCases is how many case IDs a problem lists on a terminal; the
+// results, Markdown and HTML reports list them all.
+const summaryCases = 8
+
+// writeProblems prints a run's new problems: a line that counts them,
+// then one block per problem.
+func writeProblems(ew *errWriter, res *conformance.Results, color bool) {
+	problems := newProblems(res)
+	if len(problems) == 0 {
+		return
+	}
+	cases := map[string]bool{}
+	failures := 0
+	for _, p := range problems {
+		for _, c := range p.newCases() {
+			cases[c] = true
+		}
+	}
+	for _, c := range res.Cases {
+		for _, k := range c.Checks {
+			if k.Verdict.Failed(res.Meta.Strict) && !k.Baselined {
+				failures++
+			}
+		}
+	}
+	ew.printf("%s: %s (%s in %s)\n\n", RunLabel(res), plural(len(problems), "problem"), plural(failures, "new failure"), plural(len(cases), "case"))
+	for _, p := range problems {
+		ew.printf("%s\n\n", formatProblem(p, color))
+	}
+}
+
+// formatProblem renders one problem for a terminal, in the shape of
+// conformance.FormatFailure (which it is, for a problem of one case): the
+// verdict, check and how many cases; the
+// requirement; the expected, actual and diff of its example case; what
+// follows from it; its cases; the command that reproduces the example.
+func formatProblem(p *Problem, color bool) string {
+	var b strings.Builder
+	k, cases := p.result, p.newCases()
+	verdict := string(p.Verdict)
+	if color {
+		verdict = paint(true, verdictColor[p.Verdict], verdict)
+	}
+	if len(cases) == 1 {
+		fmt.Fprintf(&b, "%s %s [%s]", verdict, p.Check, p.Example)
+	} else {
+		fmt.Fprintf(&b, "%s %s: %s", verdict, p.Check, plural(len(cases), "case"))
+		if a := byAgent(cases); a != "" {
+			fmt.Fprintf(&b, " (%s)", a)
+		}
+	}
+	if n := len(p.Expected); n > 0 {
+		fmt.Fprintf(&b, ", and %d expected by the baseline", n)
+	}
+	fmt.Fprintf(&b, "\n  Requirement: %s (%s, %s)\n", k.Requirement, k.Level, k.Source)
+	in := "  "
+	if len(cases) > 1 {
+		fmt.Fprintf(&b, "  In %s:\n", p.Example)
+		in = "    "
+	}
+	if k.Expected != "" {
+		fmt.Fprintf(&b, "%sExpected: %s\n", in, indentText(k.Expected, in))
+	}
+	if k.Actual != "" {
+		fmt.Fprintf(&b, "%sActual: %s\n", in, indentText(k.Actual, in))
+	}
+	if k.Diff != "" {
+		fmt.Fprintf(&b, "%sDiff (-expected +actual):\n%s\n", in, indentLines(k.Diff, in+"  "))
+	}
+	for _, why := range followReasons(p) {
+		var parts []string
+		for _, f := range p.Follows {
+			if f.Why == why {
+				parts = append(parts, fmt.Sprintf("%s in %s", f.Check, plural(len(f.Cases), "case")))
+			}
+		}
+		fmt.Fprintf(&b, "  With it, %s: %s\n", why, strings.Join(parts, ", "))
+	}
+	if len(cases) > 1 {
+		shown := []string{p.Example}
+		for _, c := range cases {
+			if len(shown) == summaryCases {
+				break
+			}
+			if c != p.Example {
+				shown = append(shown, c)
+			}
+		}
+		more := ""
+		if n := len(cases) - len(shown); n > 0 {
+			more = fmt.Sprintf(", … and %d more", n)
+		}
+		fmt.Fprintf(&b, "  Cases: %s%s\n", strings.Join(shown, ", "), more)
+	}
+	fmt.Fprintf(&b, "  Reproduce: %s", p.Reproduce)
+	return b.String()
+}
+
+// followReasons are the distinct reasons of a problem's consequences, in
+// their order.
+func followReasons(p *Problem) []string {
+	var out []string
+	for _, f := range p.Follows {
+		if !containsString(out, f.Why) {
+			out = append(out, f.Why)
+		}
+	}
+	return out
+}
+
+// indentText indents the lines after the first of a value that follows
+// a label at indentation in.
+func indentText(s, in string) string { return strings.ReplaceAll(s, "\n", "\n"+in+"  ") }
+
+// indentLines indents every line of s with prefix.
+func indentLines(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
 }

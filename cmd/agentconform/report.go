@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentconform/agentconform/capture"
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/fixtures"
@@ -396,10 +397,16 @@ at every older CLI version with fixtures (reference-<cli>-<version>.json;
 drivers (sdk-*.json) and of the zoo of published third-party adapters
 (zoo-*.json) found there, and writes reference.json, index.md and
 index.html; with runs at more than one CLI version the reports show the
-version matrix. Paths of this machine (the temporary work directory, this
+version matrix. With --real it also runs the reference adapters on the
+real CLIs (every case a real CLI can play: reference-real.json), and the
+reports compare each adapter's runs on the fakes and on the real CLIs; the
+SDK and zoo drivers' runs on the real CLIs (sdk-*-real.json,
+zoo-*-real.json, from run --cli real -o) are added like theirs on the
+fakes. Paths of this machine (the temporary work directory, this
 executable) are replaced by placeholders. Run it from the repository root:
 
   go run ./cmd/agentconform report publish
+  go run ./cmd/agentconform report publish --real --install
 
 Flags:
 `
@@ -411,6 +418,8 @@ func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	versions := fl.Bool("cli-versions", true, "also run the reference adapters at every older CLI version with fixtures, on that CLI's cases")
 	refresh := fl.Bool("refresh", false, "take each check's source and each case's description from this build's catalogue and rewrite the results files of the directory with them (verdicts stay as they were): for results of an older build")
 	jobs := fl.Int("jobs", 2, "cases run at once (few, so that timing-sensitive cases stay stable on a busy machine)")
+	onReal := fl.Bool("real", false, "also run the reference adapters on the real CLIs (on PATH or in the cache), offline against the mock model API: reference-real.json")
+	install := fl.Bool("install", false, "with --real: install a real CLI that is not found from npm into the cache")
 	if code, ok := parseReportFlags(fl, args, "publish", stderr); !ok {
 		return code
 	}
@@ -469,6 +478,25 @@ func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stde
 				return exitUsage
 			}
 			ref = reports.Join(ref, older)
+		}
+		if *onReal {
+			no := ""
+			rf := &realFlags{cli: &no, paths: map[string]*string{}, install: install, npmVersion: new(string)}
+			for _, c := range capture.CLIs {
+				rf.paths[c] = &no
+			}
+			*rf.npmVersion = "latest"
+			real := rf.locate(ctx, stderr)
+			d, err := runReferenceOn(ctx, *jobs, nil, nil, real)
+			if err != nil {
+				fmt.Fprintf(stderr, "agentconform report publish: the real CLIs: %v\n", err)
+				return exitUsage
+			}
+			if err := reports.WriteResultsFile(filepath.Join(*dir, "reference-real.json"), d); err != nil {
+				fmt.Fprintf(stderr, "agentconform report publish: %v\n", err)
+				return exitUsage
+			}
+			ref = reports.Join(ref, d)
 		}
 	}
 	all := reports.Join(ref)
@@ -585,6 +613,12 @@ func refreshFile(path string, doc *reports.Document) error {
 // selects; the CLIs of pins at those versions), in a work directory it
 // then scrubs from the results.
 func runReference(ctx context.Context, jobs int, pins map[string]string, match []string) (*reports.Document, error) {
+	return runReferenceOn(ctx, jobs, pins, match, nil)
+}
+
+// runReferenceOn is runReference on the real CLIs real, when set: the
+// runs named for them, with their watchdog, deadline and pool.
+func runReferenceOn(ctx context.Context, jobs int, pins map[string]string, match []string, real *conformance.RealCLIs) (*reports.Document, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -596,9 +630,17 @@ func runReference(ctx context.Context, jobs int, pins map[string]string, match [
 	defer os.RemoveAll(work)
 	doc := reports.NewDocument()
 	pool := conformance.NewPoolWaiting(jobs, conformance.LeanWaitSlots)
-	for _, a := range referenceAdapters(self, conformance.ReferenceStallAfter) {
-		res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: fakecli.Executable(self), Jobs: jobs, Pool: pool, Seed: 1, Timeout: 20 * time.Second,
-			WorkDir: filepath.Join(work, strings.ReplaceAll(a.Name, "/", "-")), CLIVersions: pins, Match: match})
+	watchdog, timeout := conformance.ReferenceStallAfter, 20*time.Second
+	if real != nil {
+		pool = conformance.NewPoolWaiting(jobs, 1)
+		watchdog, timeout = conformance.RealStallAfter, conformance.RealTimeout
+	}
+	for _, a := range referenceAdapters(self, watchdog) {
+		if real != nil {
+			a.Name = conformance.RealRunName(a.Name)
+		}
+		res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: fakecli.Executable(self), Jobs: jobs, Pool: pool, Seed: 1, Timeout: timeout,
+			WorkDir: filepath.Join(work, strings.ReplaceAll(a.Name, "/", "-")), CLIVersions: pins, Match: match, Real: real})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a.Name, err)
 		}

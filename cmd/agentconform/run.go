@@ -39,7 +39,13 @@ goes), --junit, --markdown and --html; agentconform report renders,
 merges, diffs and gates them later. On a terminal a progress line shows
 cases done, passed, failed and elapsed (NO_COLOR turns colors off); on a
 pipe or in a file, one line per finished case; inside GitHub Actions new
-failures and stale baseline entries become annotations.
+failures and stale baseline entries become annotations. At the end it
+prints the new failures grouped into problems, the one with the most cases
+first: a problem is one check failing for the same reason in several
+cases, shown once with one case's expected and actual, its cases and one
+command that reproduces it, with the failures that follow from it (the
+usage lost with a lost turn end) under it. Grouping is presentation: the
+gate counts every failure.
 
 Exit codes: 0 no new failure, 1 new failures (or any failure without a
 baseline), 2 usage or runner error, 130 interrupted (the reports hold the

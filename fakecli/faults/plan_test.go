@@ -176,17 +176,9 @@ func TestStartDelay(t *testing.T) {
 // the writes alone and hand their parameters to the fake, and that bad
 // values are refused.
 func TestProcessFaults(t *testing.T) {
-	p, _ := mustParse(t, "launcher:style=gemini;grandchild:stdout=1,ignore=1,ms=2500;grandchild", 1)
-	if got := p.Launcher(); got != "gemini" {
-		t.Errorf("Launcher() = %q, want gemini", got)
-	}
-	gs := p.Grandchildren()
-	if len(gs) != 2 || !gs[0].Stdout || !gs[0].Ignore || gs[0].Life != 2500*time.Millisecond || gs[1].Stdout || gs[1].Ignore || gs[1].Life != 2*time.Minute {
-		t.Fatalf("Grandchildren() = %+v", gs)
-	}
-	back, err := ParseGrandchild(gs[0].Spec())
-	if err != nil || back.Stdout != gs[0].Stdout || back.Ignore != gs[0].Ignore || back.Life != gs[0].Life {
-		t.Errorf("ParseGrandchild(%q) = %+v, %v", gs[0].Spec(), back, err)
+	p, _ := mustParse(t, "launcher:style=gemini", 1)
+	if got := p.Launcher(); got != "gemini" || p.LauncherForwardsEvery() {
+		t.Errorf("Launcher() = %q, forwards every %v; want gemini, false", got, p.LauncherForwardsEvery())
 	}
 	cli, steps := load(t, "codex/b_single_command.stdout.jsonl")
 	if out := p.Steps(cli, steps); !sameSteps(out, steps) {
@@ -196,14 +188,21 @@ func TestProcessFaults(t *testing.T) {
 	if w := p.Stdout(&rec, func(int) {}); w != io.Writer(&rec) {
 		t.Error("process faults wrapped stdout")
 	}
-	if got := mustParseDefault(t, "launcher").Launcher(); got != "codex" {
-		t.Errorf("launcher's default style = %q, want codex", got)
+	if d := mustParseDefault(t, "launcher"); d.Launcher() != "codex" || d.LauncherForwardsEvery() {
+		t.Errorf("launcher's default: style %q, forwards every %v; want codex passing the first signal on", d.Launcher(), d.LauncherForwardsEvery())
+	}
+	if !mustParseDefault(t, "launcher:style=codex,forward=every").LauncherForwardsEvery() {
+		t.Error("forward=every: codex.js does not pass every signal on")
+	}
+	// Only codex.js passes signals on.
+	if mustParseDefault(t, "launcher:style=gemini,forward=every").LauncherForwardsEvery() {
+		t.Error("forward=every made Gemini's launcher pass signals on")
 	}
 	var nilPlan *Plan
-	if nilPlan.Launcher() != "" || nilPlan.Grandchildren() != nil {
+	if nilPlan.Launcher() != "" || nilPlan.LauncherForwardsEvery() {
 		t.Error("a nil plan has process faults")
 	}
-	for _, bad := range []string{"launcher:style=npm", "grandchild:stdout=2", "grandchild:ms=0", "launcher:style="} {
+	for _, bad := range []string{"launcher:style=npm", "launcher:style=", "launcher:forward=all", "grandchild"} {
 		if _, err := Parse(bad, 1); err == nil {
 			t.Errorf("Parse(%q) accepted", bad)
 		}

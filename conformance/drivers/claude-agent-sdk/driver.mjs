@@ -12,7 +12,7 @@ hello({
   name: 'claude-agent-sdk',
   pkg: '@anthropic-ai/claude-agent-sdk',
   agents: ['claude'],
-  supports: ['multi_turn', 'resume', 'interrupt', 'permission'],
+  supports: ['multi_turn', 'resume', 'interrupt', 'permission', 'max_turns'],
 });
 
 // The session: one query() in streaming input mode, fed by inbox.
@@ -81,6 +81,8 @@ function start(cmd) {
   };
   if (cmd.model) options.model = cmd.model;
   if (cmd.resume) options.resume = cmd.resume;
+  // The caller's turn limit: the SDK passes it as --max-turns.
+  if (cmd.max_turns) options.maxTurns = cmd.max_turns;
   if (permission) options.canUseTool = canUseTool;
   Object.assign(options, callerOptions(cmd));
 

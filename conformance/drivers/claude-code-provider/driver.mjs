@@ -18,7 +18,7 @@ hello({
   // multi_turn: the provider keeps the session id of its last call and
   // resumes it on the next; resume: its `resume` setting; interrupt: the
   // call's AbortSignal; permission: its `canUseTool` setting.
-  supports: ['multi_turn', 'resume', 'interrupt', 'permission'],
+  supports: ['multi_turn', 'resume', 'interrupt', 'permission', 'max_turns'],
 });
 
 let model = null;
@@ -89,6 +89,8 @@ function start(cmd) {
   // passes them on untouched).
   settings.env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('AGENTCONFORM_') || k === 'IS_SANDBOX'));
   if (cmd.resume) settings.resume = cmd.resume;
+  // The caller's turn limit: the provider's maxTurns setting.
+  if (cmd.max_turns) settings.maxTurns = cmd.max_turns;
   if (permission) {
     // canUseTool answers the CLI's permission questions by the policy.
     settings.canUseTool = async (toolName, input) => {

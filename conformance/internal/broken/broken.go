@@ -198,14 +198,9 @@ const (
 	// WatchdogNoStop gives a silent CLI's turn up as failed but leaves the
 	// CLI running (until the session's end).
 	WatchdogNoStop Bug = "watchdog-no-stop"
-	// PidOnly signals and kills only the CLI process, never its process
-	// group, and leaves the group alone when the CLI has exited: what the
-	// CLI's tools left behind keeps running.
-	PidOnly Bug = "pid-only"
-	// WaitEOF waits for the end of the CLI's stdout before it looks at the
-	// CLI's exit: a process that inherited stdout holds the turn open for
-	// as long as it lives.
-	WaitEOF Bug = "wait-eof"
+	// MaxTurnsDropped declares max_turns but starts Claude without the
+	// caller's --max-turns: the CLI runs on past the limit.
+	MaxTurnsDropped Bug = "max-turns-dropped"
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, ReferencePatient, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
@@ -216,7 +211,7 @@ var naiveModes = []Bug{Naive, SigtermInterrupt, Scanner64K, StderrUndrained, Sig
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix,
 	NoRestart, RestartNewSession,
 	AllowNoInput, DenyNoMessage, ResultTextOnly, ThinkingAsText, FirstBlockPerMessage,
-	NoWatchdog, WatchdogNoStop, PidOnly, WaitEOF}
+	NoWatchdog, WatchdogNoStop, MaxTurnsDropped}
 
 // Modes lists every mode Main runs.
 func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }

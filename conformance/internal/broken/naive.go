@@ -41,6 +41,7 @@ type command struct {
 	Cwd        string `json:"cwd"`
 	Permission string `json:"permission"`
 	Resume     string `json:"resume"`
+	MaxTurns   int    `json:"max_turns"`
 }
 
 // naive is the adapter's state. The translator is used by one goroutine
@@ -55,6 +56,7 @@ type naive struct {
 	cwd     string
 	perm    string
 	resume  string // the session the start asked to resume
+	turns   int    // the caller's turn limit (max_turns), 0 for none
 	tr      reference.Translator[unified.Event]
 	emitted bool   // any event written
 	lastOK  bool   // the last turn succeeded
@@ -83,7 +85,7 @@ func (t *naiveTurn) interrupt() {
 func runNaive(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
 	n := &naive{bug: bug, out: &lines{w: stdout}, stderr: stderr, env: os.Environ(), lastOK: true}
 	hello := map[string]any{"agentconform": "hello", "profile": "unified", "agents": []string{"claude", "codex"},
-		"supports": []string{"multi_turn", "resume", "interrupt", "permission"}, "name": "agentconform-test-" + string(bug), "version": "test"}
+		"supports": []string{"multi_turn", "resume", "interrupt", "permission", "max_turns"}, "name": "agentconform-test-" + string(bug), "version": "test"}
 	if bug != NoWatchdog {
 		hello["watchdog_ms"] = naiveIdle.Milliseconds()
 	}
@@ -245,7 +247,7 @@ func (n *naive) begin(c command) error {
 	if agent == reference.Gemini {
 		return errors.New("the naive adapter drives claude and codex only")
 	}
-	n.agent, n.cwd, n.perm, n.resume = agent, c.Cwd, c.Permission, c.Resume
+	n.agent, n.cwd, n.perm, n.resume, n.turns = agent, c.Cwd, c.Permission, c.Resume, c.MaxTurns
 	perm, err := reference.ParsePermission(c.Permission)
 	if err != nil {
 		return err
@@ -272,6 +274,9 @@ func (n *naive) launchClaude(resume string) error {
 	}
 	if resume != "" {
 		args = append(args, "--resume="+resume)
+	}
+	if n.turns > 0 && n.bug != MaxTurnsDropped {
+		args = append(args, "--max-turns", strconv.Itoa(n.turns))
 	}
 	var err error
 	if n.claude, err = n.startCLI("claude", args, true); err != nil {
@@ -601,12 +606,8 @@ func (n *naive) codexTurn(ctx context.Context, prompt string, interrupts <-chan 
 	idle := p.idle()
 	defer idle.Stop()
 	// Once the CLI has exited, what it left in its group is killed and
-	// stdout gets a moment to end: a process that inherited it may hold it
-	// open (WaitEOF: the bug, waiting for its end whatever happens).
+	// stdout gets a moment to end.
 	exited := p.exited
-	if n.bug == WaitEOF {
-		exited = nil
-	}
 	var eofGrace <-chan time.Time
 	// stopNow ends the process at once: SIGKILL, or with SigtermOnly
 	// SIGTERM and no waiting for it.
@@ -756,7 +757,6 @@ type cliProc struct {
 	exited   chan struct{}
 	err      error
 	lastRead atomic.Int64 // UnixNano of the last read from stdout
-	pidOnly  bool         // PidOnly: signals go to the process alone
 
 	stdinMu sync.Mutex
 	stdin   io.WriteCloser
@@ -780,7 +780,7 @@ func (n *naive) startCLI(name string, args []string, stdin bool) (*cliProc, erro
 	cmd := exec.Command(path, args...)
 	cmd.Dir, cmd.Env = n.cwd, n.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &cliProc{name: name, cmd: cmd, lines: make(chan outLine, 64), exited: make(chan struct{}), pidOnly: n.bug == PidOnly}
+	p := &cliProc{name: name, cmd: cmd, lines: make(chan outLine, 64), exited: make(chan struct{})}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
@@ -954,24 +954,19 @@ func (p *cliProc) closeStdin() {
 	}
 }
 
-// signal sends sig to the process group (PidOnly: to the process alone),
-// unless the process is reaped.
+// signal sends sig to the process group, unless the process is reaped.
 func (p *cliProc) signal(sig syscall.Signal) {
 	select {
 	case <-p.exited:
 	default:
-		if p.pidOnly {
-			syscall.Kill(p.cmd.Process.Pid, sig)
-			return
-		}
 		syscall.Kill(-p.cmd.Process.Pid, sig)
 	}
 }
 
 // reapGroup kills what is left of the CLI's process group once the CLI
-// has exited (what its tools left behind), unless the bug is PidOnly.
+// has exited.
 func (n *naive) reapGroup(p *cliProc) {
-	if n.bug != PidOnly && p.wait(-1) {
+	if p.wait(-1) {
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
 }

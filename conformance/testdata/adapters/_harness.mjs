@@ -42,8 +42,8 @@ export function executable(agent) {
 }
 
 // cliArgs is one streaming turn: codex exec --json, gemini -o stream-json,
-// claude -p stream-json.
-export function cliArgs(agent, prompt, permission, resume) {
+// claude -p stream-json (with the caller's turn limit, when it set one).
+export function cliArgs(agent, prompt, permission, resume, maxTurns) {
   if (agent === 'codex') {
     const args = ['exec', '--json', '--skip-git-repo-check', '-s', permission === 'deny' ? 'read-only' : 'workspace-write'];
     if (resume) args.push('resume', resume);
@@ -59,6 +59,7 @@ export function cliArgs(agent, prompt, permission, resume) {
   }
   const args = ['-p', '--output-format', 'stream-json', '--verbose'];
   if (resume) args.push(`--resume=${resume}`);
+  if (maxTurns) args.push('--max-turns', String(maxTurns));
   args.push(prompt);
   return args;
 }
@@ -128,7 +129,7 @@ export class Adapter {
       record('turn_end', { ok: false, error: `${this.name} drives ${this.agents.join(' and ')}, not ${cmd.agent}`, session_id: '' });
       return;
     }
-    this.session = { agent: cmd.agent, cwd: cmd.cwd, permission: cmd.permission, id: cmd.resume || null };
+    this.session = { agent: cmd.agent, cwd: cmd.cwd, permission: cmd.permission, id: cmd.resume || null, maxTurns: cmd.max_turns || 0 };
     this.runTurn(cmd.prompt ?? '');
   }
 
@@ -151,7 +152,7 @@ export class Adapter {
   // output is read.
   runTurn(prompt) {
     const s = this.session;
-    const child = spawn(executable(s.agent), cliArgs(s.agent, prompt, s.permission, s.id), {
+    const child = spawn(executable(s.agent), cliArgs(s.agent, prompt, s.permission, s.id, s.maxTurns), {
       cwd: s.cwd || process.cwd(),
       stdio: ['ignore', 'pipe', 'inherit'],
     });

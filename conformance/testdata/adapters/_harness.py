@@ -102,8 +102,9 @@ def sandbox_of(permission):
     return "read-only" if permission == "deny" else "workspace-write"
 
 
-def cli_args(agent, prompt, permission, resume):
-    """One streaming turn: codex exec --json, gemini -o stream-json, claude -p stream-json."""
+def cli_args(agent, prompt, permission, resume, max_turns=0):
+    """One streaming turn: codex exec --json, gemini -o stream-json, claude -p
+    stream-json (with the caller's turn limit, when it set one)."""
     if agent == "codex":
         args = ["exec", "--json", "--skip-git-repo-check", "-s", sandbox_of(permission)]
         if resume:
@@ -121,6 +122,8 @@ def cli_args(agent, prompt, permission, resume):
     args = ["-p", "--output-format", "stream-json", "--verbose"]
     if resume:
         args.append("--resume=" + resume)
+    if max_turns:
+        args += ["--max-turns", str(max_turns)]
     return args + [prompt]
 
 
@@ -177,6 +180,7 @@ class Session:
         self.permission = cmd.get("permission")
         self.model = cmd.get("model") or ""
         self.id = cmd.get("resume") or ""
+        self.max_turns = cmd.get("max_turns") or 0
         self.turns = 0  # turns started
 
 
@@ -199,7 +203,7 @@ class Turn:
 
     def argv(self, prompt):
         s = self.session
-        return [executable(s.agent)] + cli_args(s.agent, prompt, s.permission, s.id)
+        return [executable(s.agent)] + cli_args(s.agent, prompt, s.permission, s.id, s.max_turns)
 
     def spawn(self, prompt):
         return subprocess.Popen(self.argv(prompt), cwd=self.session.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """abort-as-error.py: a BUGGY test adapter (profile native, agents codex,
-gemini and claude, supports interrupt). See README.md in this directory.
+gemini and claude, supports interrupt and max_turns). See README.md in this directory.
 
 Planted bug: the reason of a turn is read from the CLI's exit status, as a
 shell reads it: death by SIGINT, SIGTERM or SIGKILL, or exit 130 or 143, is
@@ -33,7 +33,7 @@ STOPPED = {-signal.SIGINT, -signal.SIGTERM, -signal.SIGKILL, 130, 143}
 
 class AbortAsError(h.Adapter):
     def __init__(self):
-        super().__init__("abort-as-error", ["codex", "gemini", "claude"], ["interrupt"])
+        super().__init__("abort-as-error", ["codex", "gemini", "claude"], ["interrupt", "max_turns"])
 
     def done(self, turn):
         for t in turn.timers:

@@ -51,4 +51,4 @@ class ErrorSwallowed extends Adapter {
   }
 }
 
-new ErrorSwallowed({ name: 'error-swallowed', agents: ['codex', 'gemini', 'claude'], supports: [] }).serve();
+new ErrorSwallowed({ name: 'error-swallowed', agents: ['codex', 'gemini', 'claude'], supports: ['max_turns'] }).serve();

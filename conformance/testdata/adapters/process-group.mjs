@@ -8,9 +8,9 @@
 // (process.kill(-pid, sig)): an interrupt is SIGINT, then SIGTERM and
 // SIGKILL two seconds apart, until the CLI has exited. When the CLI has
 // exited (the 'exit' event), whatever is left in its group (a launcher's
-// child, a tool's background process) is killed with SIGKILL, and the
-// rest of stdout is read for at most a second: a process that inherited
-// the pipe and escaped the group cannot hold the turn open.
+// child) is killed with SIGKILL, and the rest of stdout is read for at
+// most a second: a process that inherited the pipe and escaped the group
+// cannot hold the turn open.
 //
 // How the real thing looks: wrappers that spawn with detached: true and
 // kill with process.kill(-child.pid), or use a tree-kill package; Python

@@ -234,8 +234,10 @@ class Session:
     def start_turn(self, prompt):
         self.in_turn = True
         self.interrupted = False
-        self.request("turn/start", {"threadId": self.thread, "input": [{"type": "text", "text": prompt, "text_elements": []}],
-                                    "approvalPolicy": "untrusted"})
+        params = {"threadId": self.thread, "input": [{"type": "text", "text": prompt, "text_elements": []}]}
+        if MODE != "default-policy":
+            params["approvalPolicy"] = "untrusted"
+        self.request("turn/start", params)
 
     # --- the runner's commands ---
 

@@ -1,0 +1,19 @@
+package capture
+
+import "github.com/agentconform/agentconform/capture/mock"
+
+// unicodeScenario is a text answer in several scripts, for the three
+// CLIs' headless runs: characters of two, three and four bytes in UTF-8
+// and a combining mark, in three chunks, as the ACP and app-server
+// unicode scenarios have them. It is the real twin of the synthesized
+// unicode fixtures (and their split-characters variants, whose slicer
+// cuts every multibyte character across two reads).
+func unicodeScenario() Scenario {
+	return Scenario{Name: "unicode", Summary: "a text answer in several scripts (2-, 3- and 4-byte UTF-8, a combining mark)", plan: func(cli string) *plan {
+		return &plan{
+			description: "A text answer with multibyte UTF-8 (accented Latin, CJK, an emoji with a skin tone, a combining mark) in three chunks; no tools.",
+			script:      mock.Script{Turns: []mock.Turn{mock.Text("Grüße, ", "你好, ", "👋🏽 — cafe\u0301.")}},
+			procs:       []proc{oneShot(cli, "Greet me in three languages.", false)},
+		}
+	}}
+}
