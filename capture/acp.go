@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -263,33 +262,13 @@ type inbound struct {
 // client's answers to the agent's requests).
 func (d *driver) runACP(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.Redactor, session string, o Options) (*recorder.Result, Process, error) {
 	s := d.p.acp
-	argv := append([]string{bin.CLI}, d.p.args...)
-	proc := Process{Argv: make([]string, len(argv))}
+	lc := liveConfig{argv: append([]string{bin.CLI}, d.p.args...), strace: true}
 	if s.cancel {
-		proc.Interrupt = "session/cancel"
+		lc.interrupt = "session/cancel"
 	}
-	for i, a := range argv {
-		proc.Argv[i] = red.String(a)
-	}
-	timeout, grace, delay := o.timeout(), o.exitGrace(), o.interruptDelay()
-	feed := newLineFeed()
-	pr, pw := io.Pipe()
-	d.stdin = pw
-	cfg := recorder.Config{
-		Argv: argv, Path: bin.Path, CLI: bin.CLI, CLIVersion: bin.Version,
-		Env: sb.Env, Dir: sb.Project, Stdin: pr, Stdout: feed, Stderr: io.Discard,
-		Timeout: timeout, Redactor: red,
-		KillGrace: 5 * time.Second, DrainWait: 2 * time.Second,
-	}
-	var straceOut string
-	if o.Strace != "" {
-		straceOut = filepath.Join(sb.Root, fmt.Sprintf("strace-%d.txt", time.Now().UnixNano()))
-		cfg.Argv = append([]string{"strace", "-f", "-qq", "-e", "trace=connect", "-o", straceOut, bin.Path}, d.p.args...)
-		cfg.Path = o.Strace
-	}
-	done, cancel := record(ctx, cfg, feed)
-	defer cancel()
-	start := time.Now()
+	delay := o.interruptDelay()
+	l := startLive(ctx, bin, sb, red, o, lc)
+	d.in = &l.in
 
 	c := &acpClient{d: d, pending: map[string]string{}}
 	caps := map[string]any{"fs": map[string]any{"readTextFile": s.fs, "writeTextFile": s.fs}, "terminal": false}
@@ -298,130 +277,107 @@ func (d *driver) runACP(ctx context.Context, bin *Binary, sb *Sandbox, red *reda
 	var (
 		sessionID   string
 		prompt      int
-		cancelAt    <-chan time.Time
 		cancelled   bool
-		killAt      <-chan time.Time
 		fsMu        sync.Mutex
-		finishInput = func() {
-			d.closeStdin()
-			if killAt == nil {
-				killAt = time.After(grace)
-			}
-		}
+		finishInput = l.finish
 	)
 	sendPrompt := func() {
 		c.request("session/prompt", map[string]any{"sessionId": sessionID, "prompt": []any{map[string]any{"type": "text", "text": s.prompts[prompt]}}})
 	}
-	lines := feed.C()
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				lines = nil
-				continue
-			}
-			var m inbound
-			if json.Unmarshal([]byte(strings.TrimSpace(line)), &m) != nil {
-				continue
-			}
-			switch {
-			case m.Method != "" && len(m.ID) > 0: // the agent's request
-				switch m.Method {
-				case "session/request_permission":
-					c.respond(m.ID, permissionAnswer(s.permission, m.Params))
-				case "fs/read_text_file", "fs/write_text_file":
-					if !s.fs {
-						c.fail(m.ID, -32601, "Method not found: "+m.Method)
-						continue
-					}
-					fsMu.Lock()
-					res, err := acpFS(sb.Project, m.Method, m.Params)
-					fsMu.Unlock()
-					var nf *notFound
-					switch {
-					case errors.As(err, &nf):
-						// As the ACP libraries say it (RequestError.resourceNotFound).
-						c.d.send(rpcMessage{JSONRPC: "2.0", ID: &m.ID, Error: map[string]any{"code": -32002,
-							"message": "Resource not found: " + nf.path, "data": map[string]any{"uri": nf.path}}})
-					case err != nil:
-						c.fail(m.ID, -32603, err.Error())
-					default:
-						c.respond(m.ID, res)
-					}
-				default:
+	onLine := func(line string) {
+		var m inbound
+		if json.Unmarshal([]byte(strings.TrimSpace(line)), &m) != nil {
+			return
+		}
+		switch {
+		case m.Method != "" && len(m.ID) > 0: // the agent's request
+			switch m.Method {
+			case "session/request_permission":
+				c.respond(m.ID, permissionAnswer(s.permission, m.Params))
+			case "fs/read_text_file", "fs/write_text_file":
+				if !s.fs {
 					c.fail(m.ID, -32601, "Method not found: "+m.Method)
+					return
 				}
-			case m.Method == "session/update":
-				if s.cancel && !cancelled && cancelAt == nil && prompt == 0 && toolCallStarted(m.Params) {
-					cancelAt = time.After(delay)
+				fsMu.Lock()
+				res, err := acpFS(sb.Project, m.Method, m.Params)
+				fsMu.Unlock()
+				var nf *notFound
+				switch {
+				case errors.As(err, &nf):
+					// As the ACP libraries say it (RequestError.resourceNotFound).
+					c.d.send(rpcMessage{JSONRPC: "2.0", ID: &m.ID, Error: map[string]any{"code": -32002,
+						"message": "Resource not found: " + nf.path, "data": map[string]any{"uri": nf.path}}})
+				case err != nil:
+					c.fail(m.ID, -32603, err.Error())
+				default:
+					c.respond(m.ID, res)
 				}
-			case m.Method == "" && len(m.ID) > 0: // a response to the driver
-				method := c.pending[string(m.ID)]
-				delete(c.pending, string(m.ID))
-				failed := len(m.Error) > 0 && string(m.Error) != "null"
-				switch method {
-				case "initialize":
-					if failed {
-						finishInput()
-						continue
+			default:
+				c.fail(m.ID, -32601, "Method not found: "+m.Method)
+			}
+		case m.Method == "session/update":
+			if s.cancel && !cancelled && l.interruptAt == nil && prompt == 0 && toolCallStarted(m.Params) {
+				l.interruptAt = time.After(delay)
+			}
+		case m.Method == "" && len(m.ID) > 0: // a response to the driver
+			method := c.pending[string(m.ID)]
+			delete(c.pending, string(m.ID))
+			failed := len(m.Error) > 0 && string(m.Error) != "null"
+			switch method {
+			case "initialize":
+				if failed {
+					finishInput()
+					return
+				}
+				params := map[string]any{"cwd": sb.Project, "mcpServers": []any{}}
+				if s.load {
+					if s.loadID != "" {
+						session = s.loadID
 					}
-					params := map[string]any{"cwd": sb.Project, "mcpServers": []any{}}
-					if s.load {
-						if s.loadID != "" {
-							session = s.loadID
-						}
-						params["sessionId"] = session
-						sessionID = session
-						c.request("session/load", params)
-					} else {
-						c.request("session/new", params)
+					params["sessionId"] = session
+					sessionID = session
+					c.request("session/load", params)
+				} else {
+					c.request("session/new", params)
+				}
+			case "session/new", "session/load":
+				if failed {
+					finishInput()
+					return
+				}
+				if method == "session/new" {
+					var r struct {
+						SessionID string `json:"sessionId"`
 					}
-				case "session/new", "session/load":
-					if failed {
-						finishInput()
-						continue
-					}
-					if method == "session/new" {
-						var r struct {
-							SessionID string `json:"sessionId"`
-						}
-						json.Unmarshal(m.Result, &r)
-						sessionID = r.SessionID
-					}
-					proc.SessionID, d.rawSession = sessionID, sessionID
+					json.Unmarshal(m.Result, &r)
+					sessionID = r.SessionID
+				}
+				l.proc.SessionID, d.rawSession = sessionID, sessionID
+				sendPrompt()
+			case "session/prompt":
+				prompt++
+				if prompt < len(s.prompts) {
 					sendPrompt()
-				case "session/prompt":
-					prompt++
-					if prompt < len(s.prompts) {
-						sendPrompt()
-					} else {
-						finishInput()
-					}
+				} else {
+					finishInput()
 				}
 			}
-		case <-cancelAt:
-			cancelAt = nil
-			cancelled = true
-			c.notify("session/cancel", map[string]any{"sessionId": sessionID})
-		case <-killAt:
-			killAt = nil
-			o.logf("%s: still running %v after its stdin closed; killing its process group", bin.CLI, grace)
-			cancel()
-		case r := <-done:
-			d.closeStdin()
-			if r.err != nil {
-				return nil, proc, r.err
-			}
-			res := r.res
-			proc.ended(res, start)
-			if err := d.readStrace(straceOut); err != nil {
-				return nil, proc, err
-			}
-			res.Transcript.Header.Argv = proc.Argv
-			res.Transcript.Steps = rpcSteps(res.Transcript.Steps)
-			return res, proc, nil
 		}
 	}
+	onCancel := func() {
+		cancelled = true
+		c.notify("session/cancel", map[string]any{"sessionId": sessionID})
+	}
+	res, proc, leaks, err := l.drive(o, liveHandlers{line: onLine, interrupt: onCancel})
+	if err != nil {
+		return nil, proc, err
+	}
+	if l.strace != "" {
+		d.leaks, d.straced = leaks, true
+	}
+	res.Transcript.Steps = rpcSteps(res.Transcript.Steps)
+	return res, proc, nil
 }
 
 // isACPCancel reports whether a plan cancels a prompt over ACP: it is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -123,7 +122,6 @@ func IsAppServer(name string) bool { return strings.HasPrefix(name, AppServerPre
 // and turn ids made the first run's.
 func captureAppServer(ctx context.Context, bin *Binary, sc Scenario, p *plan, o Options) (*Result, error) {
 	start := time.Now()
-	res := &Result{CLI: bin.CLI, Version: bin.Version, Scenario: sc.Name, Description: p.description}
 	interrupts := false
 	plain := make([]asProc, len(p.appServer))
 	for i, ap := range p.appServer {
@@ -133,39 +131,28 @@ func captureAppServer(ctx context.Context, bin *Binary, sc Scenario, p *plan, o 
 			plain[i].turns[j].interrupt = false
 		}
 	}
-	run, err := appServerOnce(ctx, bin, sc, p, plain, o)
+	once := func(procs []asProc) func() (*appServerRun, error) {
+		return func() (*appServerRun, error) { return appServerOnce(ctx, bin, sc, p, procs, o) }
+	}
+	var run *appServerRun
+	var err error
+	if interrupts {
+		// Done before the interrupted run: the plain run alone.
+		run, _, err = twice(ctx, once(plain), once(p.appServer), mergeAppServerInterrupt)
+	} else {
+		run, err = once(plain)()
+	}
 	if err != nil {
 		return nil, err
-	}
-	if interrupts && ctx.Err() == nil {
-		cut, err := appServerOnce(ctx, bin, sc, p, p.appServer, o)
-		if err != nil {
-			return nil, err
-		}
-		run = mergeAppServerInterrupt(run, cut)
 	}
 	steps, err := transcript.JSONRPCSteps(run.steps)
 	if err != nil {
 		return nil, fmt.Errorf("capture: %s/%s: %w", bin.CLI, sc.Name, err)
 	}
-	h := run.header
-	h.Format = transcript.Format
-	h.CLI = bin.CLI
-	h.CLIVersion = bin.Version
-	h.Scenario = sc.Name
-	h.Description = p.description
-	h.Cwd = ProjectPath
-	h.Source = "captured"
 	if len(run.procs) > 0 {
-		h.Argv = run.procs[0].Argv
-		h.SessionID = run.procs[0].SessionID
+		run.header.SessionID = run.procs[0].SessionID
 	}
-	res.Transcript = &transcript.Transcript{Header: h, Steps: steps, Name: bin.CLI + "/" + sc.Name}
-	res.Processes = run.procs
-	res.Requests = run.requests
-	res.Leaks = run.leaks
-	res.Duration = time.Since(start)
-	return res, ctx.Err()
+	return newResult(bin, sc, p, &run.oneRun, steps, start), ctx.Err()
 }
 
 // appServerRun is one capture of an app-server plan's processes, its
@@ -262,9 +249,8 @@ type asDriver struct {
 	// turnIDs are the turns the server started, in order.
 	turnIDs []string
 
+	in     *stdinLines
 	mu     sync.Mutex
-	stdin  io.WriteCloser
-	closed bool
 	nextID int
 	// pending maps the ids of the driver's requests to their methods.
 	pending map[int]string
@@ -281,54 +267,20 @@ func (d *asDriver) request(method string, params any) int {
 	return id
 }
 
-func (d *asDriver) write(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return
-	}
-	if _, err := d.stdin.Write(append(b, '\n')); err != nil {
-		d.closed = true
-	}
-}
-
-func (d *asDriver) closeStdin() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.closed {
-		d.closed = true
-		d.stdin.Close()
-	}
-}
+// write sends one JSON-RPC message.
+func (d *asDriver) write(v any) { d.in.send(v) }
 
 // run starts `codex app-server` through the recorder and drives it.
 func (d *asDriver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.Redactor, o Options) (*recorder.Result, Process, error) {
-	argv := []string{bin.CLI, "app-server"}
-	proc := Process{Argv: argv}
-	timeout, grace, delay := o.timeout(), o.exitGrace(), o.interruptDelay()
-	feed := newLineFeed()
-	pr, pw := io.Pipe()
-	d.stdin = pw
+	l := startLive(ctx, bin, sb, red, o, liveConfig{argv: []string{bin.CLI, "app-server"}})
+	d.in = &l.in
 	d.pending = map[int]string{}
-	cfg := recorder.Config{
-		Argv: argv, Path: bin.Path, CLI: bin.CLI, CLIVersion: bin.Version,
-		Env: sb.Env, Dir: sb.Project, Stdin: pr, Stdout: feed, Stderr: io.Discard,
-		Timeout: timeout, Redactor: red, KillGrace: 5 * time.Second, DrainWait: 2 * time.Second,
-	}
-	done, cancel := record(ctx, cfg, feed)
-	defer cancel()
-	start := time.Now()
+	delay := o.interruptDelay()
 	d.request("initialize", map[string]any{
 		"clientInfo":   map[string]any{"name": "agentconform_capture", "title": "agentconform capture", "version": "1.0.0"},
 		"capabilities": map[string]any{"experimentalApi": false},
 	})
 	var (
-		interruptAt <-chan time.Time
-		killAt      <-chan time.Time
 		turn        = -1
 		turnID      string
 		interrupted bool
@@ -336,8 +288,7 @@ func (d *asDriver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redac
 	startTurn := func() {
 		turn++
 		if turn >= len(d.p.turns) {
-			d.closeStdin()
-			killAt = time.After(grace)
+			l.finish()
 			return
 		}
 		t := d.p.turns[turn]
@@ -352,94 +303,73 @@ func (d *asDriver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redac
 			"approvalPolicy": policy,
 		})
 	}
-	lines := feed.C()
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				lines = nil
-				continue
-			}
-			msg := decodeEvent(line)
-			if msg == nil {
-				continue
-			}
-			method, _ := msg["method"].(string)
-			id, hasID := msg["id"]
-			switch {
-			case method != "" && hasID: // a request from the server
-				d.answer(id, method, turn)
-			case method != "": // a notification
-				params, _ := msg["params"].(map[string]any)
-				switch method {
-				case "turn/started":
-					if t, ok := params["turn"].(map[string]any); ok {
-						turnID, _ = t["id"].(string)
-						d.turnIDs = append(d.turnIDs, turnID)
-					}
-				case "item/started":
-					item, _ := params["item"].(map[string]any)
-					if turn >= 0 && turn < len(d.p.turns) && d.p.turns[turn].interrupt && !interrupted && interruptAt == nil && item["type"] == "commandExecution" {
-						interruptAt = time.After(delay)
-					}
-				case "turn/completed":
-					interruptAt = nil
-					startTurn()
+	onLine := func(line string) {
+		msg := decodeEvent(line)
+		if msg == nil {
+			return
+		}
+		method, _ := msg["method"].(string)
+		id, hasID := msg["id"]
+		switch {
+		case method != "" && hasID: // a request from the server
+			d.answer(id, method, turn)
+		case method != "": // a notification
+			params, _ := msg["params"].(map[string]any)
+			switch method {
+			case "turn/started":
+				if t, ok := params["turn"].(map[string]any); ok {
+					turnID, _ = t["id"].(string)
+					d.turnIDs = append(d.turnIDs, turnID)
 				}
-			case hasID: // a response to one of ours
-				n, _ := id.(float64)
-				d.mu.Lock()
-				m := d.pending[int(n)]
-				delete(d.pending, int(n))
-				d.mu.Unlock()
-				result, _ := msg["result"].(map[string]any)
-				switch m {
-				case "initialize":
-					d.write(map[string]any{"method": "initialized"})
-					if d.p.resume {
-						d.request("thread/resume", map[string]any{"threadId": d.thread})
-					} else {
-						d.request("thread/start", map[string]any{"cwd": d.cwd, "sandbox": "workspace-write"})
-					}
-				case "thread/start", "thread/resume":
-					if th, ok := result["thread"].(map[string]any); ok {
-						if s, _ := th["id"].(string); s != "" {
-							d.thread = s
-						}
-					}
-					if msg["error"] != nil {
-						d.closeStdin()
-						killAt = time.After(grace)
-						continue
-					}
-					startTurn()
-				case "turn/start":
-					if msg["error"] != nil {
-						d.closeStdin()
-						killAt = time.After(grace)
+			case "item/started":
+				item, _ := params["item"].(map[string]any)
+				if turn >= 0 && turn < len(d.p.turns) && d.p.turns[turn].interrupt && !interrupted && l.interruptAt == nil && item["type"] == "commandExecution" {
+					l.interruptAt = time.After(delay)
+				}
+			case "turn/completed":
+				l.interruptAt = nil
+				startTurn()
+			}
+		case hasID: // a response to one of ours
+			n, _ := id.(float64)
+			d.mu.Lock()
+			m := d.pending[int(n)]
+			delete(d.pending, int(n))
+			d.mu.Unlock()
+			result, _ := msg["result"].(map[string]any)
+			switch m {
+			case "initialize":
+				d.write(map[string]any{"method": "initialized"})
+				if d.p.resume {
+					d.request("thread/resume", map[string]any{"threadId": d.thread})
+				} else {
+					d.request("thread/start", map[string]any{"cwd": d.cwd, "sandbox": "workspace-write"})
+				}
+			case "thread/start", "thread/resume":
+				if th, ok := result["thread"].(map[string]any); ok {
+					if s, _ := th["id"].(string); s != "" {
+						d.thread = s
 					}
 				}
+				if msg["error"] != nil {
+					l.finish()
+					return
+				}
+				startTurn()
+			case "turn/start":
+				if msg["error"] != nil {
+					l.finish()
+				}
 			}
-		case <-interruptAt:
-			interruptAt = nil
-			interrupted = true
-			proc.Interrupt = "turn/interrupt"
-			d.request("turn/interrupt", map[string]any{"threadId": d.thread, "turnId": turnID})
-		case <-killAt:
-			killAt = nil
-			o.logf("%s app-server: still running %v after its stdin closed; killing its process group", bin.CLI, grace)
-			cancel()
-		case r := <-done:
-			d.closeStdin()
-			if r.err != nil {
-				return nil, proc, r.err
-			}
-			res := r.res
-			proc.ended(res, start)
-			res.Transcript.Header.Argv = proc.Argv
-			return res, proc, nil
 		}
 	}
+	onInterrupt := func() {
+		interrupted = true
+		l.proc.Interrupt = "turn/interrupt"
+		d.request("turn/interrupt", map[string]any{"threadId": d.thread, "turnId": turnID})
+	}
+	res, proc, _, err := l.drive(o, liveHandlers{line: onLine, interrupt: onInterrupt})
+	return res, proc, err
 }
 
 // answer answers a request from the server: an approval with the turn's

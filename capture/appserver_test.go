@@ -174,3 +174,26 @@ func sorted(list []string) string {
 	sort.Strings(c)
 	return strings.Join(c, ",")
 }
+
+// TestCaptureACPFake drives the fake `gemini --acp` (replaying the ACP
+// plain-text fixture, what it replays with no fixture set) through the
+// acp-plain-text scenario, as the ACP driver drives the real agent: the
+// capture's JSON-RPC exchange is the real CLI's capture's.
+func TestCaptureACPFake(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{})
+	bin := &Binary{CLI: "gemini", Path: f.Path("gemini"), Version: "0.61.0", Source: "flag"}
+	res, err := Capture(context.Background(), bin, scenario(t, "acp-plain-text"), Options{WorkDir: t.TempDir(), Timeout: 30 * time.Second, ExitGrace: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Processes) != 1 || res.Processes[0].Exit != 0 || res.Processes[0].Killed || res.Processes[0].SessionID == "" {
+		t.Fatalf("processes %+v", res.Processes)
+	}
+	want, err := transcript.ReadFile(filepath.Join("..", "testdata", "captures", "gemini", "0.61.0", "acp-plain-text.jsonl"), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, w := strings.Join(methods(t, res.Transcript), ","), strings.Join(methods(t, want), ","); got != w {
+		t.Errorf("captured from the fake:\n%s\nthe real CLI's capture:\n%s", got, w)
+	}
+}

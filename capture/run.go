@@ -168,44 +168,39 @@ func Capture(ctx context.Context, bin *Binary, sc Scenario, o Options) (*Result,
 		return captureAppServer(ctx, bin, sc, p, o)
 	}
 	start := time.Now()
-	res := &Result{CLI: bin.CLI, Version: bin.Version, Scenario: sc.Name, Description: p.description}
+	once := func(procs ...proc) func() (*oneRun, error) {
+		return func() (*oneRun, error) { return captureOnce(ctx, bin, sc.Name, p, procs, o) }
+	}
 	var run *oneRun
 	var err error
-	if sig := p.procs[0].interrupt; len(p.procs) == 1 && (sig == interruptSIGINT || sig == interruptSIGTERM) {
-		plain := p.procs[0]
+	both := true
+	plain := p.procs[0]
+	switch sig := plain.interrupt; {
+	case len(p.procs) == 1 && (sig == interruptSIGINT || sig == interruptSIGTERM):
 		plain.interrupt = interruptNone
-		main, err := captureOnce(ctx, bin, sc.Name, p, []proc{plain}, o)
-		if err != nil {
-			return nil, err
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		cut, err := captureOnce(ctx, bin, sc.Name, p, p.procs, o)
-		if err != nil {
-			return nil, err
-		}
-		run = mergeInterrupted(bin.CLI, string(sig), main, cut)
-	} else if isACPCancel(p) {
-		plain := p.procs[0]
+		run, both, err = twice(ctx, once(plain), once(p.procs...), func(main, cut *oneRun) *oneRun { return mergeInterrupted(bin.CLI, string(sig), main, cut) })
+	case isACPCancel(p):
 		session := *plain.acp
 		session.cancel = false
 		plain.acp = &session
-		main, err := captureOnce(ctx, bin, sc.Name, p, []proc{plain}, o)
-		if err != nil {
-			return nil, err
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		cut, err := captureOnce(ctx, bin, sc.Name, p, p.procs, o)
-		if err != nil {
-			return nil, err
-		}
-		run = mergeCancelled(main, cut, o.interruptDelay())
-	} else if run, err = captureOnce(ctx, bin, sc.Name, p, p.procs, o); err != nil {
+		run, both, err = twice(ctx, once(plain), once(p.procs...), func(main, cut *oneRun) *oneRun { return mergeCancelled(main, cut, o.interruptDelay()) })
+	default:
+		run, err = once(p.procs...)()
+	}
+	if err != nil {
 		return nil, err
 	}
+	if !both {
+		return nil, ctx.Err() // done before the interrupted run: no transcript of it
+	}
+	return newResult(bin, sc, p, run, run.steps, start), ctx.Err()
+}
+
+// newResult is the Result of a capture of sc from bin: run's processes,
+// requests and leaks, and steps as a transcript whose header says what
+// was captured, from which CLI and how (the first process's argv and
+// session, unless its recording named one).
+func newResult(bin *Binary, sc Scenario, p *plan, run *oneRun, steps []transcript.Step, start time.Time) *Result {
 	h := run.header
 	h.Format = transcript.Format
 	h.CLI = bin.CLI
@@ -220,14 +215,26 @@ func Capture(ctx context.Context, bin *Binary, sc Scenario, o Options) (*Result,
 			h.SessionID = run.procs[0].SessionID
 		}
 	}
-	res.Transcript = &transcript.Transcript{Header: h, Steps: run.steps, Name: bin.CLI + "/" + sc.Name}
-	res.Processes = run.procs
-	res.Requests = run.requests
-	res.Leaks = run.leaks
-	res.Straced = run.straced
-	res.Trees = run.trees
-	res.Duration = time.Since(start)
-	return res, ctx.Err()
+	return &Result{CLI: bin.CLI, Version: bin.Version, Scenario: sc.Name, Description: p.description,
+		Transcript: &transcript.Transcript{Header: h, Steps: steps, Name: bin.CLI + "/" + sc.Name},
+		Processes:  run.procs, Requests: run.requests, Leaks: run.leaks, Straced: run.straced, Trees: run.trees, Duration: time.Since(start)}
+}
+
+// twice captures a plan whose driver interrupts (a signal, an ACP cancel,
+// a turn/interrupt) two times, as the transcript needs both: left alone
+// (plain), then as the plan says (cut), unless the context is done by
+// then (both is false: the plain run alone); merge joins them into one
+// transcript with a branch.
+func twice[R any](ctx context.Context, plain, cut func() (R, error), merge func(main, cut R) R) (run R, both bool, err error) {
+	main, err := plain()
+	if err != nil || ctx.Err() != nil {
+		return main, false, err
+	}
+	c, err := cut()
+	if err != nil {
+		return c, false, err
+	}
+	return merge(main, c), true, nil
 }
 
 // oneRun is one capture of a plan's processes.
@@ -585,9 +592,7 @@ type driver struct {
 	cli string
 	p   proc
 
-	stdin   io.WriteCloser
-	inMu    sync.Mutex
-	inDone  bool
+	in      *stdinLines
 	signals chan os.Signal
 	reqN    int
 	leaks   []string
@@ -608,20 +613,9 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 	for i, a := range d.p.args {
 		args[i] = strings.ReplaceAll(a, "{{session}}", session)
 	}
-	argv := append([]string{bin.CLI}, args...)
-	proc := Process{Argv: make([]string, len(argv)), Interrupt: string(d.p.interrupt)}
-	for i, a := range argv {
-		proc.Argv[i] = red.String(a)
-	}
-	timeout := o.timeout()
-	feed := newLineFeed()
 	d.signals = make(chan os.Signal, 4)
-	cfg := recorder.Config{
-		Argv: argv, Path: bin.Path, CLI: bin.CLI, CLIVersion: bin.Version,
-		Env: sb.Env, Dir: sb.Project, Stdout: feed, Stderr: io.Discard,
-		Timeout: timeout, Signals: d.signals, Redactor: red,
-		KillGrace: 5 * time.Second, DrainWait: 2 * time.Second,
-	}
+	lc := liveConfig{argv: append([]string{bin.CLI}, args...), signals: d.signals, interrupt: string(d.p.interrupt),
+		strace: d.p.interrupt == interruptNone}
 	// Gemini's launcher ignores SIGINT and SIGTERM and relaunches the CLI
 	// as its child (docs/protocols/gemini.md#signals), so its interrupts go to the whole
 	// process group, as the reference adapters send them; a shell that
@@ -630,38 +624,26 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 	var pidFile string
 	if d.cli == "gemini" && d.p.interrupt != interruptNone && !d.p.signalAlone && runtime.GOOS != "windows" {
 		pidFile = filepath.Join(sb.Root, fmt.Sprintf("pid-%d", time.Now().UnixNano()))
-		cfg.Path = "/bin/sh"
-		cfg.Argv = append([]string{"sh", "-c", `echo $$ > "$1"; shift; exec "$@"`, "sh", pidFile, bin.Path}, args...)
+		lc.path = "/bin/sh"
+		lc.execArgv = append([]string{"sh", "-c", `echo $$ > "$1"; shift; exec "$@"`, "sh", pidFile, bin.Path}, args...)
 	}
 	if d.p.wrapper {
 		node, wrapper, err := claudeWrapper(bin.Path, sb.Env)
 		if err != nil {
-			return nil, proc, err
+			return nil, Process{Argv: lc.argv}, err
 		}
-		cfg.Path = node
-		cfg.Argv = append([]string{"node", wrapper}, args...)
+		lc.path = node
+		lc.execArgv = append([]string{"node", wrapper}, args...)
 	}
-	if d.p.drainWait > 0 {
-		cfg.DrainWait = d.p.drainWait
-	}
-	var straceOut string
-	if o.Strace != "" && d.p.interrupt == interruptNone {
-		straceOut = filepath.Join(sb.Root, fmt.Sprintf("strace-%d.txt", time.Now().UnixNano()))
-		real := append([]string{cfg.Path}, cfg.Argv[1:]...)
-		cfg.Path = o.Strace
-		cfg.Argv = append([]string{"strace", "-f", "-qq", "-e", "trace=connect", "-o", straceOut}, real...)
-	}
+	lc.drainWait = d.p.drainWait
 	switch d.p.stdin {
 	case stdinClosed:
-		cfg.Stdin = strings.NewReader("")
-	case stdinJSON:
-		pr, pw := io.Pipe()
-		cfg.Stdin = pr
-		d.stdin = pw
+		lc.stdin = strings.NewReader("")
+	case stdinNull:
+		lc.noStdin = true
 	}
-	done, cancel := record(ctx, cfg, feed)
-	defer cancel()
-	start := time.Now()
+	l := startLive(ctx, bin, sb, red, o, lc)
+	d.in = &l.in
 	if d.p.stdin == stdinJSON {
 		if d.p.initialize {
 			d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "initialize", "hooks": nil}})
@@ -672,117 +654,92 @@ func (d *driver) run(ctx context.Context, bin *Binary, sb *Sandbox, red *redact.
 		d.sendUser(d.p.turns[0])
 	}
 	var (
-		interruptAt <-chan time.Time
-		afterAt     <-chan time.Time // a look at the tree after the interrupt
-		killAt      <-chan time.Time
 		interrupted bool
 		turn        int
 		sawResult   bool
 	)
-	grace := o.exitGrace()
 	delay := o.interruptDelay()
 	if d.p.interruptDelay > 0 {
 		delay = d.p.interruptDelay
 	}
-	lines := feed.C()
 	if d.p.interrupt != interruptNone && d.p.interruptFrom == "start" {
-		interruptAt = time.After(delay)
+		l.interruptAt = time.After(delay)
 	}
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				lines = nil
-				continue
+	onLine := func(line string) {
+		ev := decodeEvent(line)
+		if ev == nil {
+			return
+		}
+		if id := sessionOf(ev); id != "" && l.proc.SessionID == "" {
+			l.proc.SessionID = id
+			d.rawSession = id
+		}
+		if d.tree != nil {
+			if toolResulted(d.cli, ev) && !sawResult {
+				sawResult = true
+				d.tree.snapshot(whenToolResult)
 			}
-			ev := decodeEvent(line)
-			if ev == nil {
-				continue
+			if turnEnded(d.cli, ev) {
+				d.tree.snapshot(whenTurnEnd)
 			}
-			if id := sessionOf(ev); id != "" && proc.SessionID == "" {
-				proc.SessionID = id
-				d.rawSession = id
+		}
+		if d.p.interrupt != interruptNone && !interrupted && l.interruptAt == nil && d.p.interruptFrom == "" && toolStarted(d.cli, ev) {
+			l.interruptAt = time.After(delay)
+		}
+		if d.p.interrupt != interruptNone && !interrupted && l.interruptAt == nil && d.p.interruptFrom == "init" && ev["type"] == "system" && ev["subtype"] == "init" {
+			l.interruptAt = time.After(delay)
+		}
+		if d.p.stdin != stdinJSON {
+			return
+		}
+		switch ev["type"] {
+		case "control_request":
+			d.answer(ev)
+		case "result":
+			turn++
+			if turn < len(d.p.turns) && !interrupted {
+				d.sendUser(d.p.turns[turn])
+			} else {
+				l.finish()
 			}
-			if d.tree != nil {
-				if toolResulted(d.cli, ev) && !sawResult {
-					sawResult = true
-					d.tree.snapshot(whenToolResult)
-				}
-				if turnEnded(d.cli, ev) {
-					d.tree.snapshot(whenTurnEnd)
-				}
-			}
-			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && d.p.interruptFrom == "" && toolStarted(d.cli, ev) {
-				interruptAt = time.After(delay)
-			}
-			if d.p.interrupt != interruptNone && !interrupted && interruptAt == nil && d.p.interruptFrom == "init" && ev["type"] == "system" && ev["subtype"] == "init" {
-				interruptAt = time.After(delay)
-			}
-			if d.p.stdin != stdinJSON {
-				continue
-			}
-			switch ev["type"] {
-			case "control_request":
-				d.answer(ev)
-			case "result":
-				turn++
-				if turn < len(d.p.turns) && !interrupted {
-					d.sendUser(d.p.turns[turn])
-				} else {
-					d.closeStdin()
-					killAt = time.After(grace)
-				}
-			}
-		case <-interruptAt:
-			interruptAt = nil
-			interrupted = true
-			if d.tree != nil {
-				d.tree.snapshot(whenInterrupt)
-				afterAt = time.After(afterInterrupt)
-			}
-			switch d.p.interrupt {
-			case interruptControl:
-				d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "interrupt"}})
-			case interruptSIGINT, interruptSIGTERM:
-				sig := syscall.SIGINT
-				if d.p.interrupt == interruptSIGTERM {
-					sig = syscall.SIGTERM
-				}
-				if pidFile == "" || signalGroup(pidFile, sig) != nil {
-					d.signals <- sig
-				}
-				killAt = time.After(grace)
-			case interruptSIGKILL:
-				err := errors.New("capture: SIGKILL needs the process tree recorded")
-				if d.tree != nil {
-					err = d.tree.kill()
-				}
-				if err != nil {
-					o.logf("%s: %v", bin.CLI, err)
-				}
-				killAt = time.After(grace)
-			}
-		case <-afterAt:
-			afterAt = nil
-			d.tree.snapshot(whenAfterInterrupt)
-		case <-killAt:
-			killAt = nil
-			o.logf("%s: still running %v after it was told to stop; killing its process group", bin.CLI, grace)
-			cancel()
-		case r := <-done:
-			d.closeStdin()
-			if r.err != nil {
-				return nil, proc, r.err
-			}
-			res := r.res
-			proc.ended(res, start)
-			if err := d.readStrace(straceOut); err != nil {
-				return nil, proc, err
-			}
-			res.Transcript.Header.Argv = proc.Argv
-			return res, proc, nil
 		}
 	}
+	onInterrupt := func() {
+		interrupted = true
+		if d.tree != nil {
+			d.tree.snapshot(whenInterrupt)
+			l.afterAt = time.After(afterInterrupt)
+		}
+		switch d.p.interrupt {
+		case interruptControl:
+			d.send(map[string]any{"type": "control_request", "request_id": d.requestID(), "request": map[string]any{"subtype": "interrupt"}})
+		case interruptSIGINT, interruptSIGTERM:
+			sig := syscall.SIGINT
+			if d.p.interrupt == interruptSIGTERM {
+				sig = syscall.SIGTERM
+			}
+			if pidFile == "" || signalGroup(pidFile, sig) != nil {
+				d.signals <- sig
+			}
+			l.killAt = time.After(l.grace)
+		case interruptSIGKILL:
+			err := errors.New("capture: SIGKILL needs the process tree recorded")
+			if d.tree != nil {
+				err = d.tree.kill()
+			}
+			if err != nil {
+				o.logf("%s: %v", bin.CLI, err)
+			}
+			l.killAt = time.After(l.grace)
+		}
+	}
+	// A look at the tree a while after the interrupt.
+	onAfter := func() { d.tree.snapshot(whenAfterInterrupt) }
+	res, proc, leaks, err := l.drive(o, liveHandlers{line: onLine, interrupt: onInterrupt, after: onAfter})
+	if err == nil && l.strace != "" {
+		d.leaks, d.straced = leaks, true
+	}
+	return res, proc, err
 }
 
 // recorded is how a recorded process ended.
@@ -805,20 +762,6 @@ func record(ctx context.Context, cfg recorder.Config, feed io.Closer) (done <-ch
 	return ch, cancel
 }
 
-// readStrace takes the connections outside loopback from the strace
-// output of a process run under --strace (none when out is "").
-func (d *driver) readStrace(out string) error {
-	if out == "" {
-		return nil
-	}
-	leaks, err := straceLeaks(out)
-	if err != nil {
-		return err
-	}
-	d.leaks, d.straced = leaks, true
-	return nil
-}
-
 // ended records how a process ended: its duration since start, exit
 // status, signal, and whether it timed out or was killed.
 func (p *Process) ended(res *recorder.Result, start time.Time) {
@@ -836,32 +779,11 @@ func (d *driver) requestID() string {
 	return fmt.Sprintf("req_%d_%08x", d.reqN, 0xac0000+d.reqN)
 }
 
-func (d *driver) send(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return
-	}
-	d.inMu.Lock()
-	defer d.inMu.Unlock()
-	if d.stdin == nil || d.inDone {
-		return
-	}
-	if _, err := d.stdin.Write(append(b, '\n')); err != nil {
-		d.inDone = true
-	}
-}
+// send writes one JSON line to the process's stdin.
+func (d *driver) send(v any) { d.in.send(v) }
 
 func (d *driver) sendUser(text string) {
 	d.send(map[string]any{"type": "user", "session_id": "", "message": map[string]any{"role": "user", "content": text}, "parent_tool_use_id": nil})
-}
-
-func (d *driver) closeStdin() {
-	d.inMu.Lock()
-	defer d.inMu.Unlock()
-	if d.stdin != nil && !d.inDone {
-		d.inDone = true
-		d.stdin.Close()
-	}
 }
 
 // answer answers a control request from Claude with controlAnswer.

@@ -132,12 +132,12 @@ func acpClientCases(agents []string) ([]*Case, error) {
 		{"killed", "die:signal=SIGKILL,after=" + strconv.Itoa(outs-2), "the agent is killed by SIGKILL in the middle of the turn, before its answer to session/prompt", Expect{TurnFails: true}, 0},
 		{"exit-mid-line", "exit_mid_line:code=1", "the agent dies half way through its answer to session/prompt (the line cut, no newline) and exits 1", Expect{TurnFails: true}, 0},
 		{"stall", "stall:after=" + strconv.Itoa(outs-2), "the agent stops writing in the middle of the turn and stays alive; the runner closes", Expect{TurnFails: true, Stall: true}, 500 * time.Millisecond},
-		{"prompt-unanswered", "acp_no_response:nth=1", "the agent never answers session/prompt (its updates all come) and stays alive; the runner closes", Expect{TurnFails: true, Stall: true}, 500 * time.Millisecond},
-		{"answer-twice", "acp_answer_twice:nth=1", "the agent answers session/prompt twice (the same id): the second answer names no pending request", Expect{Unknown: true}, 0},
+		{"prompt-unanswered", "answer_never:method=session/prompt,nth=1", "the agent never answers session/prompt (its updates all come) and stays alive; the runner closes", Expect{TurnFails: true, Stall: true}, 500 * time.Millisecond},
+		{"answer-twice", "answer_twice:method=session/prompt,nth=1", "the agent answers session/prompt twice (the same id): the second answer names no pending request", Expect{Unknown: true}, 0},
 		{"unknown-update", "acp_unknown_update:nth=2", "a session/update of a kind no client knows, in the middle of the turn", Expect{Unknown: true}, 0},
 		{"unknown-field", "acp_unknown_field:nth=2", "a field no client knows inside an update", Expect{Unknown: true}, 0},
-		{"unknown-method", "acp_unknown_method:after=" + strconv.Itoa(outs-3), "a notification of a method no client knows, in the middle of the turn", Expect{Unknown: true}, 0},
-		{"unknown-request", "acp_unknown_request:after=" + strconv.Itoa(outs-3), "a request of a method no client knows, which the agent waits to see answered (with an error) before it goes on", Expect{Unknown: true}, 5 * time.Second},
+		{"unknown-method", "unknown_method:after=" + strconv.Itoa(outs-3), "a notification of a method no client knows, in the middle of the turn", Expect{Unknown: true}, 0},
+		{"unknown-request", "unknown_request:after=" + strconv.Itoa(outs-3), "a request of a method no client knows, which the agent waits to see answered (with an error) before it goes on", Expect{Unknown: true}, 5 * time.Second},
 	} {
 		cases = append(cases, &Case{ID: base + "/" + v.variant, Agent: AgentGeminiACP, Fixture: acpClientFixture("single-tool"), Faults: v.faults,
 			Permission: "allow", Prompts: one, Expect: v.expect, CloseWhenQuiet: v.quiet, Description: v.description, CLIVersion: t.Header.CLIVersion})

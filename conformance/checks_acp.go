@@ -349,7 +349,7 @@ func judgeACPText(o *Observation) Outcome {
 	}
 	want, _, err := o.summaries()
 	if err != nil {
-		return Outcome{Info: true, Actual: "no reference translation: " + err.Error()}
+		return Outcome{Info: true, Actual: "no model of the CLI's output: " + err.Error()}
 	}
 	var got strings.Builder
 	for _, p := range w.trace.Prompts {

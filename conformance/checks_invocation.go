@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -289,6 +290,21 @@ func userText(obj map[string]any) string {
 		return b.String()
 	}
 	return ""
+}
+
+// sentPrompts are the prompts the runner sent the adapter (start and
+// send commands), in order.
+func sentPrompts(o *Observation) []string {
+	var out []string
+	for _, s := range o.Sent {
+		if s.Op == "start" || s.Op == "send" {
+			var m map[string]any
+			json.Unmarshal([]byte(s.Line), &m)
+			p, _ := m["prompt"].(string)
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // judgeMaxTurns checks that every Claude process running a turn was given

@@ -296,6 +296,12 @@ func (x *infoIndex) missingTool(i int, t tool) []string {
 			break
 		}
 	}
+	for _, a := range atomsOf(t.Error) {
+		if !x.has(a) {
+			out = append(out, name+": the CLI's error "+strconv.Quote(clip(a, 200))+" not handed on")
+			break
+		}
+	}
 	if t.Success || t.LeftOpen {
 		// A tool the CLI left open has no outcome to hand on: the CLI
 		// never said it failed, and a native adapter hands on what the

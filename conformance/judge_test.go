@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/agentconform/agentconform/conformance/reference"
 )
 
 // TestFormatOf pins how argv is read: the output format each CLI was
@@ -93,16 +91,25 @@ func TestInfoIndex(t *testing.T) {
 		t.Errorf("a lost result must be reported: %v", miss)
 	}
 	// A command Codex left running in the background (started, never
-	// completed, the turn completed): the reference closes it as failed,
-	// but the CLI never said so; its start with the input is all there is
-	// to hand on.
-	open := tool{Name: "shell", Input: map[string]any{"command": "sleep 20"}, Error: reference.ErrToolLeftOpen, LeftOpen: true}
+	// completed, the turn completed): the CLI never said it failed; its
+	// start with the input is all there is to hand on.
+	open := tool{Name: "shell", Input: map[string]any{"command": "sleep 20"}, LeftOpen: true}
 	started := buildIndex(events(t, `{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"sleep 20","status":"in_progress"}}`))
 	if miss := started.missingTool(0, open); len(miss) != 0 {
 		t.Errorf("a tool the CLI left open, handed on as it started: %v", miss)
 	}
 	if miss := plain.missingTool(0, open); len(miss) != 1 || !strings.Contains(miss[0], "input") {
 		t.Errorf("a tool the CLI left open whose start is lost must be reported: %v", miss)
+	}
+	// The CLI's own error message beside a result (Gemini's) is handed on.
+	geminiFailed := tool{Name: "read_file", Result: "File not found.", Error: "File not found: /p/x.md"}
+	both := buildIndex(events(t, `{"type":"tool_result","status":"error","output":"File not found.","error":{"message":"File not found: /p/x.md"}}`))
+	if miss := both.missingTool(0, geminiFailed); len(miss) != 0 {
+		t.Errorf("a failed call handed on with its error message: %v", miss)
+	}
+	outputOnly := buildIndex(events(t, `{"type":"tool_result","status":"error","output":"File not found."}`))
+	if miss := outputOnly.missingTool(0, geminiFailed); len(miss) != 1 || !strings.Contains(miss[0], "error") {
+		t.Errorf("a failed call whose error message is lost must be reported: %v", miss)
 	}
 }
 
@@ -111,7 +118,7 @@ func TestInfoIndex(t *testing.T) {
 func TestCompareTools(t *testing.T) {
 	want := []tool{
 		{ID: "item_0", Name: "shell", Input: map[string]any{"command": "echo hi"}, Result: "hi\n", Success: true},
-		{ID: "item_1", Name: "shell", Input: map[string]any{"command": "false"}, Result: "", Success: false, Error: "exit code 1"},
+		{ID: "item_1", Name: "shell", Input: map[string]any{"command": "false"}, Result: "", Success: false},
 	}
 	renamed := []tool{
 		{ID: "t1", Name: "exec", Input: map[string]any{"command": "echo hi"}, Result: map[string]any{"stdout": "hi\n", "exit_code": 0.0}, Success: true},
@@ -129,6 +136,25 @@ func TestCompareTools(t *testing.T) {
 	}
 	if p := compareTools(want, renamed[:1]); len(p) == 0 {
 		t.Error("a lost call passed")
+	}
+	// The CLI's own error message (Gemini's error.message beside its
+	// output) must reach the caller, in the result or the error.
+	failed := []tool{{Name: "read_file", Input: map[string]any{"file_path": "x.md"}, Result: "File not found.", Error: "File not found: /p/x.md"}}
+	if p := compareTools(failed, []tool{{Input: `{"file_path":"x.md"}`, Result: "File not found.", Error: "File not found: /p/x.md"}}); len(p) != 0 {
+		t.Errorf("the error message in the error: %v", p)
+	}
+	if p := compareTools(failed, []tool{{Input: `{"file_path":"x.md"}`, Result: "File not found.\nFile not found: /p/x.md"}}); len(p) != 0 {
+		t.Errorf("the error message after the result: %v", p)
+	}
+	if p := compareTools(failed, []tool{{Input: `{"file_path":"x.md"}`, Result: "File not found."}}); len(p) != 1 || !strings.Contains(p[0], "/p/x.md") {
+		t.Errorf("a lost error message must be reported: %v", p)
+	}
+	// A call the CLI left open has no outcome: either success passes.
+	open := []tool{{Name: "shell", Input: map[string]any{"command": "sleep 20"}, LeftOpen: true}}
+	for _, ok := range []bool{true, false} {
+		if p := compareTools(open, []tool{{Input: map[string]any{"command": "sleep 20"}, Success: ok}}); len(p) != 0 {
+			t.Errorf("a call left open, closed with success %v: %v", ok, p)
+		}
 	}
 }
 

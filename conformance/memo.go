@@ -1,6 +1,10 @@
 package conformance
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/agentconform/agentconform/conformance/oracle"
+)
 
 // observationMemo holds what several checks derive from one observation
 // alike (the wire cut into lines, the lossless summaries), each made on
@@ -12,6 +16,10 @@ type observationMemo struct {
 	summariesOnce sync.Once
 	want, got     summary
 	err           error
+
+	modelOnce sync.Once
+	model     *oracle.Session
+	modelErr  error
 
 	indexOnce sync.Once
 	index     *infoIndex

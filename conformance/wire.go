@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"unsafe"
 
-	"github.com/agentconform/agentconform/conformance/reference"
 	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/jsonl"
+	"github.com/agentconform/agentconform/jsonl/linesplit"
 )
 
 // WireLine is one line a fake CLI wrote to its stdout, with the time the
@@ -20,10 +20,10 @@ type WireLine struct {
 
 // wireLines splits what each fake process wrote into lines, timed by the
 // process's "out" observation records (one per line, in order). Lines are
-// cut as the reference adapters cut them (reference.LineSplitter): at a
+// cut as the reference adapters cut them (linesplit.Splitter): at a
 // newline, and also where a JSON object closes, so that two events a CLI
 // ran together on one line are two lines here too, and the lossless
-// checks' reference translation reads what the adapters read (found by
+// checks' model (conformance/oracle) reads what the adapters read (found by
 // fuzzing: a Codex stream whose last event lost its newline before an
 // unknown event). Blank lines are skipped; an unfinished last line is kept.
 // The lines are cut once per observation and shared by every check that
@@ -61,7 +61,7 @@ func (o *Observation) cutWire() [][]WireLine {
 			wl.Obj, _ = jsonl.Parse(wl.Raw, jsonl.ParseOptions{ShareMin: 1, Known: known})
 			lines = append(lines, wl)
 		}
-		var sp reference.LineSplitter
+		var sp linesplit.Splitter
 		sp.Feed(w.Bytes, add)
 		sp.Flush(func(line []byte, _ bool) { add(line) })
 		out = append(out, lines)

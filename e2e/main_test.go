@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentconform/agentconform/acp/editor"
-	"github.com/agentconform/agentconform/conformance/reference"
 	"github.com/agentconform/agentconform/realcli"
+	"github.com/agentconform/agentconform/reference"
 )
 
 // TestMain lets this test binary act as claude, codex and gemini: the SDKs

@@ -99,16 +99,10 @@ func runClaude(p *proc) int {
 		}
 	}
 
-	t, err := loadRef("claude", ref)
+	t, parts, part, recID, err := sessionTranscript("claude", ref, ses, "session_id")
 	if err != nil {
 		return p.harnessError(err)
 	}
-	parts := t.Processes()
-	part := 0
-	if ses != nil {
-		part = sessionPart(ses, len(parts))
-	}
-	recID := recordedSessionID(t, "session_id")
 	sid := recID
 	rng := p.rng("claude", ref, fmt.Sprint(part))
 	switch {

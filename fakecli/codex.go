@@ -126,16 +126,10 @@ func runCodex(p *proc) int {
 	if ses != nil {
 		ref = ses.Transcript
 	}
-	t, err := loadRef("codex", ref)
+	t, parts, part, recID, err := sessionTranscript("codex", ref, ses, "thread_id")
 	if err != nil {
 		return p.harnessError(err)
 	}
-	parts := t.Processes()
-	part := 0
-	if ses != nil {
-		part = sessionPart(ses, len(parts))
-	}
-	recID := recordedSessionID(t, "thread_id")
 	sid := recID
 	if ses != nil {
 		sid = ses.ID

@@ -231,11 +231,12 @@ func runCodexAppServer(p *proc, args []string) int {
 	steps := p.plan.steps("codex", t.Processes()[0])
 	eng := newEngine(p, steps, readLines(p.stdin, p.start))
 	eng.defaultSignal = appServerSignal
-	eng.rpc = newAppServerState(steps)
-	eng.rpc.ref, eng.rpc.recorded = ref, t.Header.SessionID
+	a := newAppServerState(steps)
+	a.ref, a.recorded = ref, t.Header.SessionID
 	if t.Header.SessionID != "" {
-		eng.rpc.threads[t.Header.SessionID] = true
+		a.threads[t.Header.SessionID] = true
 	}
+	eng.rpc = a
 	return eng.run()
 }
 
@@ -375,9 +376,19 @@ func (a *appServerState) threadKnown(m *stdinMsg) string {
 // still in progress when stdin closed got no answer). What needs no wait
 // (the answer to a request already taken, the rest of a turn's lines)
 // is written first.
-func (a *appServerState) eof(e *engine) flow {
-	return e.finish(0)
+func (a *appServerState) eof(e *engine, _ waitKind) (flow, bool) {
+	return e.finish(0), true
 }
+
+// accepts implements rpcLayer: a request naming a thread the server does
+// not know is answered with the server's error, not taken by a step.
+func (a *appServerState) accepts(m *stdinMsg) bool { return a.threadKnown(m) == "" }
+
+// out implements rpcLayer: the app-server writes its lines as recorded.
+func (a *appServerState) out(_ *engine, _ int, text string) string { return text }
+
+// eager implements rpcLayer: the app-server reads stdin between steps.
+func (a *appServerState) eager() bool { return true }
 
 // writeError answers the request id (its JSON text) with a JSON-RPC error,
 // in the server's key order: error first, then id.

@@ -436,7 +436,7 @@ func TestAppServerFaults(t *testing.T) {
 	if n := count(run("answer_never:nth=1"), `"id":"a"`); n != 0 {
 		t.Errorf("answer_never: %d answers", n)
 	}
-	if n := count(run("unknown_method:after=1"), `"method":"agentconform/unknownNotification"`); n != 1 {
+	if n := count(run("unknown_method:after=1"), `"method":"agentconform/unknown_notification"`); n != 1 {
 		t.Errorf("unknown_method: %d", n)
 	}
 }

@@ -106,16 +106,10 @@ func runGemini(p *proc) int {
 	if ses != nil {
 		ref = ses.Transcript
 	}
-	t, err := loadRef("gemini", ref)
+	_, parts, part, recID, err := sessionTranscript("gemini", ref, ses, "session_id")
 	if err != nil {
 		return p.harnessError(err)
 	}
-	parts := t.Processes()
-	part := 0
-	if ses != nil {
-		part = sessionPart(ses, len(parts))
-	}
-	recID := recordedSessionID(t, "session_id")
 	sid := recID
 	switch {
 	case ses != nil:

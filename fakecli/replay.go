@@ -46,9 +46,9 @@ type engine struct {
 	// c is Claude's state (control layer, turns, interrupts); nil for the
 	// other CLIs.
 	c *claudeState
-	// rpc is `codex app-server`'s JSON-RPC layer (codex_appserver.go);
-	// nil for the other personalities.
-	rpc *appServerState
+	// rpc is the JSON-RPC layer of `codex app-server` and `gemini --acp`
+	// (rpclayer.go); nil for the JSONL personalities.
+	rpc rpcLayer
 	// format turns stream lines into another output format (Claude text
 	// and json, Gemini text and json, Codex without --json); nil writes
 	// the lines as they are.
@@ -187,6 +187,9 @@ func (e *engine) out(st *transcript.Step) flow {
 	}
 	i := e.pc
 	e.pc++
+	if e.rpc != nil {
+		text = e.rpc.out(e, i, text)
+	}
 	if e.c != nil {
 		text = e.c.editPermLine(e, i, text)
 		if e.c.skipOut(e, i, text) {
@@ -243,10 +246,7 @@ func (e *engine) stdoutGone() flow {
 
 func (e *engine) errLine(st *transcript.Step) flow {
 	e.progressed()
-	text := st.Text
-	if len(e.vars) > 0 {
-		text = e.vars.Fill(text)
-	}
+	text := e.fillOut(st.Text)
 	if !st.NoNewline {
 		text += "\n"
 	}
@@ -260,7 +260,7 @@ func (e *engine) errLine(st *transcript.Step) flow {
 // and (Claude) stdin lines that arrived meanwhile.
 func (e *engine) poll() flow {
 	var inCh chan inLine
-	if (e.c != nil || e.rpc != nil) && !e.in.eof {
+	if (e.c != nil || e.rpc != nil && e.rpc.eager()) && !e.in.eof {
 		inCh = e.in.ch
 	}
 	for {
@@ -329,9 +329,11 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 		return flowNone, nil
 	}
 	if e.rpc != nil && e.in.eof && kind != waitEOF {
-		// The app-server's stdin is closed: it has written what needed no
-		// wait, and exits instead of waiting.
-		return e.rpc.eof(e), nil
+		// The server's stdin is closed: what it does instead of waiting
+		// is its layer's (the app-server exits).
+		if f, ok := e.rpc.eof(e, kind); ok {
+			return f, nil
+		}
 	}
 	var timer <-chan time.Time
 	if d >= 0 {
@@ -369,7 +371,9 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 					return flowNone, nil
 				}
 				if e.rpc != nil {
-					return e.rpc.eof(e), nil // the app-server waits no more
+					if f, ok := e.rpc.eof(e, kind); ok {
+						return f, nil // the server waits no more
+					}
 				}
 				continue
 			}
@@ -379,6 +383,10 @@ func (e *engine) wait(d time.Duration, kind waitKind) (fl flow, msg *stdinMsg) {
 				return flowNone, m
 			}
 			if e.rpc != nil {
+				if kind == waitTime && e.delayCases() && e.matches(&e.steps[e.pc], m) {
+					e.held = append(e.held, m) // the delay's case takes it
+					return flowNone, nil
+				}
 				if f := e.rpc.dispatch(e, m, nil); f != flowNone {
 					return f, nil
 				}
@@ -462,7 +470,9 @@ func (e *engine) inStep(st *transcript.Step) flow {
 		}
 		if m == nil {
 			if e.rpc != nil {
-				return e.rpc.eof(e)
+				if f, ok := e.rpc.eof(e, waitLine); ok {
+					return f
+				}
 			}
 			if e.eofAgain() {
 				return e.eofLoop()
@@ -603,6 +613,11 @@ func (e *engine) takeDelayCase(st *transcript.Step) (flow, bool) {
 				return f, true
 			}
 		}
+		if e.rpc != nil {
+			if f := e.rpc.consumed(e, st, m); f == flowEnd {
+				return f, true
+			}
+		}
 		e.pc = e.labels[c.Goto]
 		return flowJump, true
 	}
@@ -640,7 +655,7 @@ func (e *engine) matches(st *transcript.Step, m *stdinMsg) bool {
 			return false
 		}
 		ok, _ := transcript.Match(st.Match, m.obj, e.vars)
-		return ok && (e.rpc == nil || e.rpc.threadKnown(m) == "")
+		return ok && (e.rpc == nil || e.rpc.accepts(m))
 	}
 	return string(m.raw) == e.vars.Fill(st.Text) || strings.TrimSuffix(string(m.raw), "\r") == e.vars.Fill(st.Text)
 }
@@ -843,4 +858,16 @@ func (e *engine) drainStdin() {
 			return
 		}
 	}
+}
+
+// fillOut fills a line's templates and puts the process's session id for
+// the recorded one, as out does.
+func (e *engine) fillOut(text string) string {
+	if len(e.vars) > 0 {
+		text = e.vars.Fill(text)
+	}
+	if e.rewriteFrom != "" {
+		text = strings.ReplaceAll(text, e.rewriteFrom, e.rewriteTo)
+	}
+	return text
 }

@@ -576,3 +576,18 @@ func geminiSlug(s string) string {
 	}
 	return b.String()
 }
+
+// sessionTranscript loads the transcript a process replays (ref: the
+// session's, when it resumes one, ses), with the process part it starts
+// at and the session id the transcript recorded (in the field idKey of
+// its lines).
+func sessionTranscript(cli, ref string, ses *session, idKey string) (t *transcript.Transcript, parts [][]transcript.Step, part int, recID string, err error) {
+	if t, err = loadRef(cli, ref); err != nil {
+		return nil, nil, 0, "", err
+	}
+	parts = t.Processes()
+	if ses != nil {
+		part = sessionPart(ses, len(parts))
+	}
+	return t, parts, part, recordedSessionID(t, idKey), nil
+}

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/agentconform/agentconform/conformance"
-	"github.com/agentconform/agentconform/conformance/reference"
 	"github.com/agentconform/agentconform/fakecli/faults"
+	"github.com/agentconform/agentconform/jsonl/linesplit"
+	"github.com/agentconform/agentconform/reference"
 	"github.com/agentconform/agentconform/transcript"
 )
 
@@ -226,7 +227,7 @@ type driver struct {
 	tr        Translator
 	run       *Run
 	interrupt bool
-	sp        reference.LineSplitter
+	sp        linesplit.Splitter
 	cutErr    error
 	procs     []*emu // the processes pumped, in order: their stdout is the input
 }

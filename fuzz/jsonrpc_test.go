@@ -30,12 +30,13 @@ var notForAppServer = map[string]string{
 	"unknown_block":       "a Claude content block or a Codex exec item",
 	"pipe_cut":            "a quirk of Gemini CLI's stdout on a pipe",
 	"linger":              "a CLI that goes on writing after SIGINT; a client interrupts the server with turn/interrupt",
-	"acp_answer_twice":    "ACP sessions only (gemini --acp)",
-	"acp_no_response":     "ACP sessions only",
+	"unknown_request":     "the mutator makes it in ACP sessions, as acp_unknown_request",
+	"acp_answer_twice":    "ACP sessions only (gemini --acp): answer_twice:method=session/prompt",
+	"acp_no_response":     "ACP sessions only: answer_never:method=session/prompt",
 	"acp_unknown_update":  "ACP sessions only",
 	"acp_unknown_field":   "ACP sessions only",
-	"acp_unknown_method":  "ACP sessions only",
-	"acp_unknown_request": "ACP sessions only",
+	"acp_unknown_method":  "ACP sessions only: unknown_method",
+	"acp_unknown_request": "ACP sessions only: unknown_request",
 }
 
 // TestAppServerVocabularyCoversCatalog checks the app-server inputs'

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentconform/agentconform/conformance/reference"
+	"github.com/agentconform/agentconform/reference"
 )
 
 // Planted bugs: copies of the reference adapters with one bug each, for

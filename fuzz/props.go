@@ -12,9 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentconform/agentconform/conformance/unified"
 	"github.com/agentconform/agentconform/finding"
 	"github.com/agentconform/agentconform/jsonl"
+	"github.com/agentconform/agentconform/reference/unified"
 	"github.com/agentconform/agentconform/schemas"
 	"github.com/agentconform/agentconform/sequence"
 	"github.com/agentconform/agentconform/validate"

@@ -19,7 +19,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/agentconform/agentconform/conformance/reference"
+	"github.com/agentconform/agentconform/reference"
 )
 
 func main() {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/agentconform/agentconform/conformance/reference"
+	"github.com/agentconform/agentconform/reference"
 )
 
 // runAdapter is `agentconform adapter`: the reference adapter's command

@@ -19,6 +19,9 @@ type Info struct {
 	Params []Param `json:"params,omitempty"`
 	// Description says what the fault does and what it catches.
 	Description string `json:"description"`
+	// AliasOf names the fault this one is another name of, with some
+	// parameters preset (the description says which); "" for most.
+	AliasOf string `json:"alias_of,omitempty"`
 }
 
 // Param describes one parameter of a fault.
@@ -38,6 +41,9 @@ func Catalog() []Info {
 	out := make([]Info, 0, len(defs))
 	for _, d := range defs {
 		info := Info{Name: d.name, Kind: d.kind, Description: d.desc}
+		if d.aliasOf != nil {
+			info.AliasOf = d.aliasOf.name
+		}
 		for _, pd := range d.params {
 			info.Params = append(info.Params, Param{Name: pd.name, Default: pd.dflt, Meaning: pd.meaning})
 		}
@@ -80,6 +86,11 @@ type faultDef struct {
 	params []paramDef
 	steps  func(c *stepCtx, steps []transcript.Step) []transcript.Step
 	wrap   func(p *Plan, f *fault, w io.Writer, end *ender) io.Writer
+	// aliasOf, when set, is the fault this name is another name of, with
+	// the parameters preset fixed (rpc.go: the acp_* names of the
+	// JSON-RPC faults).
+	aliasOf *faultDef
+	preset  map[string]string
 }
 
 func (d *faultDef) param(name string) *paramDef {
@@ -266,17 +277,6 @@ var defs = []*faultDef{
 	{name: "repeat_id", kind: "event", steps: stepsRepeatID,
 		desc:   "Makes a later tool call reuse the first call's id (its result follows). Catches adapters that key state by call id without checking for reuse.",
 		params: []paramDef{intParam("nth", 2, maxCount, "chosen by the seed", false, "which tool call (2 or more, by order of first appearance) takes the first call's id")}},
-	{name: "answer_twice", kind: "event", steps: stepsAnswerTwice,
-		desc:   "Writes one JSON-RPC answer to a client request twice (codex app-server): the same id answered again. Catches clients that resolve a request twice or crash on an answer nobody waits for.",
-		params: []paramDef{intParam("nth", 1, maxCount, "chosen by the seed", false, "which answer (1-based)")}},
-	{name: "answer_never", kind: "event", steps: stepsAnswerNever,
-		desc:   "Leaves one JSON-RPC answer to a client request out (codex app-server): an id never answered. Catches clients that wait for ever on one request.",
-		params: []paramDef{intParam("nth", 1, maxCount, "chosen by the seed", false, "which answer (1-based)")}},
-	{name: "unknown_method", kind: "event", steps: stepsUnknownMethod,
-		desc: `Inserts a notification of method "agentconform/unknownNotification" (codex app-server). The server adds methods over time; clients must skip them.`,
-		params: []paramDef{
-			intParam("after", 0, maxCount, "chosen by the seed, between two lines", false, "stdout lines before the inserted notification"),
-		}},
 }
 
 // defaultBanner is a real-looking terminal warning.

@@ -81,7 +81,7 @@ func (p *Plan) record(f *fault, detail string, resolved ...string) {
 		params[resolved[i]] = resolved[i+1]
 	}
 	p.mu.Lock()
-	p.applied = append(p.applied, Applied{Fault: f.def.name, Params: params, Detail: detail})
+	p.applied = append(p.applied, Applied{Fault: f.name, Params: params, Detail: detail})
 	p.mu.Unlock()
 }
 

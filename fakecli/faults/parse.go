@@ -10,6 +10,7 @@ import (
 
 // fault is one parsed item of a spec.
 type fault struct {
+	name  string // as the spec names it (an alias, or def's name)
 	def   *faultDef
 	index int               // position in the spec, from 0
 	given map[string]string // parameters as the spec gave them (normalised)
@@ -60,7 +61,7 @@ func parseItem(item string, index int) (*fault, error) {
 	if def == nil {
 		return nil, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(names(), ", "))
 	}
-	f := &fault{def: def, index: index, given: map[string]string{}, ints: map[string]int64{}, strs: map[string]string{}}
+	f := &fault{name: name, def: def, index: index, given: map[string]string{}, ints: map[string]int64{}, strs: map[string]string{}}
 	if hasParams && strings.TrimSpace(rest) != "" {
 		if len(def.params) == 0 {
 			return nil, fmt.Errorf("%s takes no parameters", name)
@@ -96,6 +97,14 @@ func parseItem(item string, index int) (*fault, error) {
 				f.strs[k] = norm
 			}
 		}
+	}
+	if t := def.aliasOf; t != nil {
+		f.def = t
+		for k, v := range def.preset {
+			f.given[k] = v
+			f.strs[k] = v
+		}
+		def = t
 	}
 	for i := range def.params {
 		pd := &def.params[i]

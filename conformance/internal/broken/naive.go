@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentconform/agentconform/conformance/reference"
-	"github.com/agentconform/agentconform/conformance/unified"
+	"github.com/agentconform/agentconform/reference"
+	"github.com/agentconform/agentconform/reference/unified"
 )
 
 // The naive adapter drives Claude (one long-lived stream-json process)

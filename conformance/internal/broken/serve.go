@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentconform/agentconform/conformance/reference"
+	"github.com/agentconform/agentconform/reference"
 )
 
 // referenceStallTimeout is the reference adapters' watchdog here: longer

@@ -7,7 +7,7 @@ It translates `codex exec --json` into the unified events (docs/protocols/unifie
 completely: the text (answers as assistant textChunks; reasoning, error items
 and error events as textChunks with role null), every tool's input, output,
 success and error, the file changes, and the usage of every turn. It differs
-from the reference translation (conformance/reference/MAPPING.md) only in
+from the reference translation (reference/MAPPING.md) only in
 choices the unified model leaves to the adapter:
 
 - a command execution is the tool `exec` (the reference says `shell`);
