@@ -327,3 +327,40 @@ func TestActionRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestActionInstallsAModuleVersion runs the action with version: set to a
+// module version, served by a module proxy (moduleProxy): the install step
+// go-installs the three commands at that version, and the run that
+// follows is theirs (its results carry the version).
+func TestActionInstallsAModuleVersion(t *testing.T) {
+	for _, kv := range moduleProxy(t) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	a := parseAction(t)
+	code, summary, out := simulate(t, a, map[string]string{"version": proxyVersion, "cases": "codex/plain-text"}, t.TempDir())
+	if code != 0 || out["exit-code"] != "0" {
+		t.Fatalf("version %s: exit %d, outputs %v\n%s", proxyVersion, code, out, summary)
+	}
+	res, err := reports.ReadResultsFile(filepath.Join(out["report-dir"], "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) == 0 {
+		t.Fatal("no run in the results")
+	}
+	for _, r := range res.Runs {
+		if r.Meta.Version != strings.TrimPrefix(proxyVersion, "v") {
+			t.Errorf("the results of %s were written by agentconform %s, not %s", r.Meta.Adapter, r.Meta.Version, proxyVersion)
+		}
+	}
+	bin := filepath.Join(filepath.Dir(out["report-dir"]), "agentconform-bin")
+	for _, name := range []string{"agentconform", "agentconform-fake", "agentconform-adapter"} {
+		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
+			t.Errorf("the install step did not install %s: %v", name, err)
+		}
+	}
+}
