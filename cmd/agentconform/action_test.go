@@ -140,7 +140,7 @@ func TestActionInputsAndReadme(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		i := strings.Index(string(text), "uses: agentconform/agentconform@")
+		i := strings.Index(string(text), "- uses: agentconform/agentconform@")
 		if i < 0 {
 			t.Errorf("%s shows no workflow using the action", doc)
 			continue
