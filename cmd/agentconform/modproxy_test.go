@@ -93,50 +93,85 @@ func buildModuleProxy() ([]string, error) {
 }
 
 // zipModule writes the module zip of the module at root, as the proxy
-// serves it: every regular file under module@version/, but the version
-// control directory and installed node packages (the drivers' npm
-// install), which are no part of the module.
+// serves it: its files under module@version/. The files are those git
+// knows or would add (ignored ones, such as the drivers' node_modules or a
+// built binary, are no part of the module), read as they are on disk;
+// without git, every regular file but the version control directory and
+// installed node packages.
 func zipModule(root, file string) error {
+	files, err := moduleFiles(root)
+	if err != nil {
+		return err
+	}
 	f, err := os.Create(file)
 	if err != nil {
 		return err
 	}
 	zw := zip.NewWriter(f)
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, rel := range files {
+		if err = addFile(zw, root, rel); err != nil {
+			break
 		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && (name == ".git" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if name == ".git" || !d.Type().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: modulePath + "@" + proxyVersion + "/" + filepath.ToSlash(rel), Method: zip.Store})
-		if err != nil {
-			return err
-		}
-		src, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		_, err = io.Copy(w, src)
-		return err
-	})
+	}
 	if cerr := zw.Close(); err == nil {
 		err = cerr
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	return err
+}
+
+// moduleFiles lists the module's files, relative to root.
+func moduleFiles(root string) ([]string, error) {
+	if out, err := exec.Command("git", "-C", root, "ls-files", "-z", "-c", "-o", "--exclude-standard").Output(); err == nil {
+		var files []string
+		seen := map[string]bool{}
+		for _, rel := range strings.Split(string(out), "\x00") {
+			if rel == "" || seen[rel] {
+				continue
+			}
+			seen[rel] = true
+			st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+			if err != nil || !st.Mode().IsRegular() {
+				continue // deleted, or a link
+			}
+			files = append(files, filepath.FromSlash(rel))
+		}
+		return files, nil
+	}
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != root && (d.Name() == ".git" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() == ".git" || !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		files = append(files, rel)
+		return err
+	})
+	return files, err
+}
+
+// addFile stores root/rel in the zip under module@version/.
+func addFile(zw *zip.Writer, root, rel string) error {
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: modulePath + "@" + proxyVersion + "/" + filepath.ToSlash(rel), Method: zip.Store})
+	if err != nil {
+		return err
+	}
+	src, err := os.Open(filepath.Join(root, rel))
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	_, err = io.Copy(w, src)
 	return err
 }
