@@ -185,10 +185,30 @@ func TestGoBuildLeanDeadline(t *testing.T) {
 }
 
 // TestLeanDepsAreAgentconformDeps: the lean commands import nothing
-// agentconform does not, so agentconform's build ID, which leanKey names
-// their binaries by, changes whenever theirs would (but for their own
-// main packages, which leanKey reads).
+// agentconform does not, and no file of the module is built only with or
+// without cgo (they are built without, agentconform perhaps with), so
+// agentconform's build ID, which leanKey names their binaries by, changes
+// whenever theirs would (but for their own main packages, which leanKey
+// reads).
 func TestLeanDepsAreAgentconformDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{range .IgnoredGoFiles}} {{.}}{{end}}`, modulePath+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, name := range f[1:] {
+			src, err := os.ReadFile(filepath.Join(f[0], name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range strings.Split(string(src), "\n") {
+				if strings.HasPrefix(l, "//go:build") && strings.Contains(l, "cgo") || l == `import "C"` {
+					t.Errorf("%s/%s depends on cgo (%s): the lean binaries, built without, would not change with agentconform's build ID", f[0], name, l)
+				}
+			}
+		}
+	}
 	list := func(pkg string) map[string]bool {
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()
 		if err != nil {
