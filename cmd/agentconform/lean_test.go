@@ -80,12 +80,19 @@ func TestLeanBinariesFromTheCheckout(t *testing.T) {
 		t.Skip("no bash for the wrappers")
 	}
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	// The tests set XDG_CACHE_HOME, which the go command's build cache
+	// defaults to: keep the build cache as it is, or every build starts
+	// cold.
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOCACHE: %v", err)
+	}
 	run := func(dir string, env ...string) (string, string) {
 		t.Helper()
 		res := filepath.Join(t.TempDir(), "r.json")
 		cmd := exec.Command(exe, "run", "-q", "--case", "codex/plain-text", "-o", res)
 		cmd.Dir = dir
-		cmd.Env = append(append(os.Environ(), "GITHUB_ACTIONS="), env...)
+		cmd.Env = append(append(os.Environ(), "GITHUB_ACTIONS=", "GOCACHE="+strings.TrimSpace(string(gocache))), env...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
