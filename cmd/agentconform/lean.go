@@ -41,10 +41,11 @@ const (
 )
 
 // leanBuildTimeout bounds the build of the lean binaries: a first build
-// with a cold build cache compiles the module again (without cgo), which
-// took 4 min 19 s on a 2-core machine at a load average of 29; a later
-// one links two binaries. A build cut short keeps what it compiled in the
-// build cache, for the next run's.
+// with a cold build cache compiles the module again (without cgo; the
+// whole first run of a fresh clone, cold cache, took 4 min 19 s on a
+// 2-core machine at a load average of 29); after a change, a build
+// compiles what changed and links two binaries. A build cut short keeps
+// what it compiled in the build cache, for the next run's.
 const leanBuildTimeout = 10 * time.Minute
 
 // leanKeep is how many builds' lean binaries the cache keeps (the most
