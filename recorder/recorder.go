@@ -579,15 +579,18 @@ func (l *log) close() ([]event, int64) {
 func buildSteps(evs []event, exitT int64, cli string, red *redact.Redactor, res *Result) []transcript.Step {
 	conv := newConverter(cli)
 	steps := make([]transcript.Step, 0, len(evs)+1)
-	// Stdout is redacted as one stream, so that a secret split across
-	// streamed text deltas is found too.
-	var outs []string
+	// Stdout and stderr are redacted as one stream each, so that a secret
+	// split across streamed text deltas is found too.
+	var outs, errs []string
 	for _, e := range evs {
-		if e.op == transcript.OpOut {
+		switch e.op {
+		case transcript.OpOut:
 			outs = append(outs, e.text)
+		case transcript.OpErr:
+			errs = append(errs, e.text)
 		}
 	}
-	outs = red.Lines(outs)
+	outs, errs = red.Lines(outs), red.Lines(errs)
 	var last int64
 	for _, e := range evs {
 		t := e.t
@@ -602,7 +605,8 @@ func buildSteps(evs []event, exitT int64, cli string, red *redact.Redactor, res 
 			outs = outs[1:]
 			st.NoNewline = e.noNewline
 		case transcript.OpErr:
-			st.Text = red.String(e.text)
+			st.Text = errs[0]
+			errs = errs[1:]
 			st.NoNewline = e.noNewline
 		case transcript.OpIn:
 			conv.expect(&st, red.String(e.text))

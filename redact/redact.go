@@ -26,7 +26,9 @@
 // storage account keys and SAS signatures, the values of generic
 // assignments such as FOO_API_KEY=value, "aws_secret_access_key = ..." and
 // "password: ...", of JSON fields such as "api_key": "..." and
-// "SecretAccessKey": "...", bearer and other Authorization tokens,
+// "SecretAccessKey": "...", bearer and other Authorization tokens, the
+// password of a URL (scheme://user:password@host, whatever characters
+// RFC 3986 lets it hold, also JSON-escaped),
 // base64-encoded text holding any of these, e-mail addresses, the user's
 // home directory, the working directory and further directories of the
 // machine (also in JSON-escaped form and in the dash-separated form Claude
@@ -66,6 +68,9 @@ const (
 	// APIKey is the value of a generic secret assignment (FOO_API_KEY=v,
 	// "api_key": "v", "password": "v", ...).
 	APIKey Kind = "api-key"
+	// URLPassword is the password of a URL's userinfo
+	// (scheme://user:password@host).
+	URLPassword Kind = "url-password"
 	// BearerToken is the credential of an Authorization header or a
 	// "Bearer ..." string.
 	BearerToken Kind = "bearer-token"
@@ -310,8 +315,9 @@ func New(opts Options) *Redactor {
 	// aws_secret_access_key = value, password: value in text.
 	add(rule{kind: APIKey, spans: fieldSpans})
 	add(rule{kind: APIKey, re: assignmentRE, hint: "="})
+	add(rule{kind: URLPassword, spans: urlSpans, hint: "@", hints: []string{"://", `:\`}})
 	add(rule{kind: Base64Secret, spans: r.base64Spans})
-	add(rule{kind: Email, re: emailRE, hint: "@"})
+	add(rule{kind: Email, spans: emailSpans, hint: "@"})
 
 	for _, s := range opts.Secrets {
 		if len(s) >= 6 {

@@ -14,7 +14,7 @@ import (
 
 // The GitHub Action (action.yml at the repository root) is a composite
 // action of shell steps. These tests read it with a small parser for its
-// layout, check that its inputs and the README's workflow agree with it,
+// layout, check that its inputs and the documented workflows agree with it,
 // and run its shell steps in order as a runner would (bash -eo pipefail,
 // GITHUB_OUTPUT, GITHUB_PATH, GITHUB_STEP_SUMMARY, if: conditions), with
 // the "uses:" steps (setup-go, upload-artifact) left out.
@@ -110,8 +110,8 @@ func parseAction(t *testing.T) *actionFile {
 var exprRe = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
 
 // TestActionInputsAndReadme: every input the steps use is declared (and
-// every declared one used), and the README's workflow uses the action with
-// inputs it has.
+// every declared one used), and the workflows of the README and of the CI
+// guide use the action with inputs it has.
 func TestActionInputsAndReadme(t *testing.T) {
 	a := parseAction(t)
 	used := map[string]bool{}
@@ -134,30 +134,38 @@ func TestActionInputsAndReadme(t *testing.T) {
 			t.Errorf("action.yml lacks %s", want)
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := strings.Index(string(readme), "uses: agentconform/agentconform@")
-	if i < 0 {
-		t.Fatal("README shows no workflow using the action")
-	}
-	block := string(readme)[i:]
-	block = block[:strings.Index(block, "```")]
-	with := false
-	for _, l := range strings.Split(block, "\n") {
-		if strings.TrimSpace(l) == "with:" {
-			with = true
+	// The README's snippet and the complete workflow of the CI guide.
+	for _, doc := range []string{"README.md", filepath.Join("docs", "guides", "ci.md")} {
+		text, err := os.ReadFile(filepath.Join("..", "..", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := strings.Index(string(text), "- uses: agentconform/agentconform@")
+		if i < 0 {
+			t.Errorf("%s shows no workflow using the action", doc)
 			continue
 		}
-		if with && strings.Contains(l, ":") {
-			k, _, _ := strings.Cut(strings.TrimSpace(l), ":")
-			if strings.HasPrefix(k, "#") {
+		block := string(text)[i:]
+		block = block[:strings.Index(block, "```")]
+		with, keys := false, 0
+		for _, l := range strings.Split(block, "\n") {
+			if strings.TrimSpace(l) == "with:" {
+				with = true
 				continue
 			}
-			if _, ok := a.inputs[k]; !ok {
-				t.Errorf("the README's workflow passes %s, which action.yml does not declare", k)
+			if with && strings.Contains(l, ":") {
+				k, _, _ := strings.Cut(strings.TrimSpace(l), ":")
+				if strings.HasPrefix(k, "#") {
+					continue
+				}
+				keys++
+				if _, ok := a.inputs[k]; !ok {
+					t.Errorf("the workflow of %s passes %s, which action.yml does not declare", doc, k)
+				}
 			}
+		}
+		if keys == 0 {
+			t.Errorf("the workflow of %s passes no input", doc)
 		}
 	}
 }
@@ -296,8 +304,8 @@ func TestActionRuns(t *testing.T) {
 	if code, _, _ := simulate(t, a, inputs, ws); code != 0 {
 		t.Errorf("fail-on-new-failures false: exit %d", code)
 	}
-	// The README's snippet: a correct adapter named by a path relative to
-	// the repository the workflow checked out.
+	// The documented workflow: a correct adapter named by a path relative
+	// to the repository the workflow checked out.
 	if _, err := exec.LookPath("python3"); err == nil {
 		for from, to := range map[string]string{"single-turn.py": "my_adapter.py", "_harness.py": "_harness.py"} {
 			src, err := os.ReadFile(filepath.Join("..", "..", "conformance", "testdata", "adapters", from))
@@ -310,7 +318,7 @@ func TestActionRuns(t *testing.T) {
 		}
 		snippet := map[string]string{"adapter": "python3 my_adapter.py", "cases": "codex/plain-text"}
 		if code, summary, out := simulate(t, a, snippet, ws); code != 0 || out["new-failures"] != "0" {
-			t.Errorf("the README's snippet: exit %d, outputs %v\n%s", code, out, summary)
+			t.Errorf("the documented workflow: exit %d, outputs %v\n%s", code, out, summary)
 		}
 		// An older CLI release: its cases replay that version's fixtures.
 		snippet = map[string]string{"adapter": "python3 my_adapter.py", "cases": "claude/plain-text codex/plain-text", "cli-versions": "claude=2.1.329,\ncodex=0.169.0"}
@@ -324,6 +332,43 @@ func TestActionRuns(t *testing.T) {
 					t.Errorf("cli-versions: claude/plain-text replayed %s at %s", c.Fixture, c.CLIVersion)
 				}
 			}
+		}
+	}
+}
+
+// TestActionInstallsAModuleVersion runs the action with version: set to a
+// module version, served by a module proxy (moduleProxy): the install step
+// go-installs the three commands at that version, and the run that
+// follows is theirs (its results carry the version).
+func TestActionInstallsAModuleVersion(t *testing.T) {
+	for _, kv := range moduleProxy(t) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	a := parseAction(t)
+	code, summary, out := simulate(t, a, map[string]string{"version": proxyVersion, "cases": "codex/plain-text"}, t.TempDir())
+	if code != 0 || out["exit-code"] != "0" {
+		t.Fatalf("version %s: exit %d, outputs %v\n%s", proxyVersion, code, out, summary)
+	}
+	res, err := reports.ReadResultsFile(filepath.Join(out["report-dir"], "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) == 0 {
+		t.Fatal("no run in the results")
+	}
+	for _, r := range res.Runs {
+		if r.Meta.Version != strings.TrimPrefix(proxyVersion, "v") {
+			t.Errorf("the results of %s were written by agentconform %s, not %s", r.Meta.Adapter, r.Meta.Version, proxyVersion)
+		}
+	}
+	bin := filepath.Join(filepath.Dir(out["report-dir"]), "agentconform-bin")
+	for _, name := range []string{"agentconform", "agentconform-fake", "agentconform-adapter"} {
+		if _, err := os.Stat(filepath.Join(bin, name)); err != nil {
+			t.Errorf("the install step did not install %s: %v", name, err)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/agentconform/agentconform/conformance"
@@ -31,6 +32,11 @@ func main() {
 		}
 	}
 	maybeRunFake()
+	if v := moduleVersion(); v != "" {
+		// Installed from the module proxy (go install …@vX.Y.Z): results
+		// and reports carry that version, and link the sources at its tag.
+		conformance.Version = strings.TrimPrefix(v, "v")
+	}
 	ctx, stop := signalContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -166,21 +172,64 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'agentconform <command> --help' for a command's flags, 'agentconform version' for the version.")
 }
 
-// versionString is what `agentconform version` prints: the toolkit's
-// version, the module version it was built from (when go install put it
-// there) and the Go toolchain.
+// modulePath is the path of this module.
+const modulePath = "github.com/agentconform/agentconform"
+
+// versionString is what `agentconform version` prints: the module
+// version when go install fetched the module at one (moduleVersion);
+// else, for a build in a checkout, the toolkit's version, the module
+// version the VCS stamp gave it (if any), the commit, and in both cases the
+// Go toolchain.
 func versionString() string {
-	v := "agentconform " + conformance.Version
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if m := bi.Main.Version; m != "" && m != "(devel)" {
-			v += " (module " + m + ")"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "agentconform " + conformance.Version
+	}
+	return versionOf(bi, conformance.Version)
+}
+
+// versionOf is versionString for the build info bi and the toolkit
+// version a checkout build reports (conformance.Version's default).
+func versionOf(bi *debug.BuildInfo, devVersion string) string {
+	if m := moduleVersionOf(bi); m != "" {
+		return "agentconform " + m + " " + bi.GoVersion
+	}
+	v := "agentconform " + devVersion
+	if m := bi.Main.Version; m != "" && m != "(devel)" {
+		v += " (module " + m + ")"
+	}
+	for _, st := range bi.Settings {
+		if st.Key == "vcs.revision" && len(st.Value) >= 12 {
+			v += " (commit " + st.Value[:12] + ")"
 		}
-		for _, st := range bi.Settings {
-			if st.Key == "vcs.revision" && len(st.Value) >= 12 {
-				v += " (commit " + st.Value[:12] + ")"
-			}
+	}
+	return v + " " + bi.GoVersion
+}
+
+// moduleVersion is the module version this binary was built at when go
+// install or go build fetched the module (…/cmd/agentconform@v0.2.0), ""
+// for a build in a checkout (see moduleVersionOf).
+func moduleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	return moduleVersionOf(bi)
+}
+
+// moduleVersionOf returns bi's main module version when the module was
+// fetched: a version, and no VCS stamp (a build in a checkout is either
+// "(devel)" or, from Go 1.24 on, stamped with a version derived from its
+// VCS, and then carries vcs settings too).
+func moduleVersionOf(bi *debug.BuildInfo) string {
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		return ""
+	}
+	for _, st := range bi.Settings {
+		if strings.HasPrefix(st.Key, "vcs") {
+			return ""
 		}
-		v += " " + bi.GoVersion
 	}
 	return v
 }

@@ -29,7 +29,9 @@ seconds, the whole group is killed.
 
 Before anything is written, API keys and tokens of some thirty kinds
 (also split across streamed text deltas, or base64-encoded), private
-keys, passwords and secret fields, e-mail addresses, the values of
+keys, passwords and secret fields, the passwords of URLs
+(scheme://user:password@host, whatever characters they hold), e-mail
+addresses, the values of
 credential environment variables and whatever --redact, --redact-literal
 and --redact-regexp add are replaced with stable placeholders
 (<redacted:openai-key:1>), the home directory with /home/user and the

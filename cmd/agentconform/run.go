@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentconform/agentconform/conformance"
-	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/reports"
 	"github.com/agentconform/agentconform/transcript"
 )
@@ -130,11 +129,8 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	case *adapter != "":
 		adapters = append(adapters, conformance.ShellAdapter(*adapter))
 	default:
-		watchdog := conformance.ReferenceStallAfter
-		if fl.Changed("stall-after") {
-			watchdog = *stallAfter
-		}
-		adapters = referenceAdapters(self, watchdog)
+		// The reference adapters: below, once leanBinaries found their
+		// binary.
 	}
 	var real *conformance.RealCLIs
 	if slices.Contains(modes, "real") {
@@ -161,7 +157,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if *stallAfter < conformance.MinStallAfter {
 		return runUsageError(stderr, fmt.Errorf("--stall-after %s: want at least %s (a watchdog must outwait a CLI that is slow to start)", *stallAfter, conformance.MinStallAfter))
 	}
-	cfg := conformance.Config{FakeExe: fakecli.Executable(self), Match: *cases, Jobs: *jobs, Seed: *seed, Timeout: *timeout, Strict: *strict, Keep: *keep,
+	cfg := conformance.Config{Match: *cases, Jobs: *jobs, Seed: *seed, Timeout: *timeout, Strict: *strict, Keep: *keep,
 		CLIVersions: pins, StallAfter: *stallAfter}
 	if *shard != "" {
 		i, n, ok := parseShard(*shard)
@@ -206,6 +202,19 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		cfg.WorkDir = dir
 		fmt.Fprintf(stderr, "agentconform run: keeping every case's directory in %s\n", dir)
+	}
+
+	bins := leanBinaries(ctx, self, stderr)
+	cfg.FakeExe = bins.Fake
+	if *adapter == "" {
+		watchdog := conformance.ReferenceStallAfter
+		if fl.Changed("stall-after") {
+			watchdog = *stallAfter
+		}
+		adapters = referenceAdaptersOf(bins.Adapter, self, watchdog)
+		for i := range adapters {
+			adapters[i].SignalInterrupt = *interrupt == "signal"
+		}
 	}
 
 	// The adapters run at once, their cases through one pool, so that the
@@ -383,15 +392,25 @@ func (r *adapterRun) show(f func(*conformance.CaseResult)) {
 // referenceAdapters are the adapters agentconform run judges without
 // --adapter: the reference adapter, unified and shim; the lean
 // agentconform-adapter when it sits next to this executable (it starts in
-// a tenth of the time, on every case), else this executable's. They are
-// started directly, not through a shell (one process fewer per case), with a
-// watchdog of stallAfter (conformance.ReferenceStallAfter, or run
-// --stall-after) and conformance.ReferenceArgs.
+// a tenth of the time, on every case), else this executable's (see
+// referenceAdaptersOf).
 func referenceAdapters(self string, stallAfter time.Duration) []conformance.Adapter {
-	prog, args := self, []string{"adapter"}
-	lean := filepath.Join(filepath.Dir(self), "agentconform-adapter")
-	if st, err := os.Stat(lean); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-		prog, args = lean, nil
+	prog := self
+	if lean := filepath.Join(filepath.Dir(self), leanAdapterName); isExecutable(lean) {
+		prog = lean
+	}
+	return referenceAdaptersOf(prog, self, stallAfter)
+}
+
+// referenceAdaptersOf are the reference adapters run by prog: a lean
+// agentconform-adapter, or self (as `agentconform adapter`). They are
+// started directly, not through a shell (one process fewer per case), with
+// a watchdog of stallAfter (conformance.ReferenceStallAfter, or run
+// --stall-after) and conformance.ReferenceArgs.
+func referenceAdaptersOf(prog, self string, stallAfter time.Duration) []conformance.Adapter {
+	var args []string
+	if prog == self {
+		args = []string{"adapter"}
 	}
 	var adapters []conformance.Adapter
 	for _, p := range []string{"unified", "shim"} {

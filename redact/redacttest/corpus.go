@@ -11,6 +11,7 @@
 package redacttest
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -39,12 +40,16 @@ func pad(prefix, unit string, n int) string {
 
 func b64url(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 
+// marshal encodes v as the CLIs do (JSON.stringify, serde_json): '<',
+// '>' and '&' as they are, not escaped as Go escapes them for HTML.
 func marshal(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic(err)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 const session = "5f3c9a1e-0b7d-4e2a-9c8f-1a2b3c4d5e6f"
@@ -111,9 +116,9 @@ func pemBody(lines int) string {
 	return b.String()
 }
 
-// Corpus returns the 35 kinds of credential, each in lines as a CLI would
-// print them. Two are split or hidden on purpose: one across two streamed
-// text deltas, one base64-encoded.
+// Corpus returns the 44 kinds of credential, each in lines as a CLI would
+// print them. Some are split or hidden on purpose: one across two
+// streamed text deltas, two base64-encoded, URL passwords JSON-escaped.
 func Corpus() []Case {
 	var cs []Case
 	add := func(kind string, secrets []string, lines ...string) {
@@ -211,8 +216,42 @@ func Corpus() []Case {
 	encoded := base64.StdEncoding.EncodeToString([]byte("STRIPE_KEY=" + stripe + "\nLOG_LEVEL=debug\n"))
 	one("base64-encoded-secret", encoded, codexCommand("kubectl get secret app -o jsonpath='{.data.env}'", encoded+"\n"))
 
-	if len(cs) != 35 {
-		panic(fmt.Sprintf("redacttest: %d cases, want 35", len(cs)))
+	// The password of a URL's userinfo (RFC 3986, 3.2.1): any of the
+	// unreserved characters, the sub-delims, ':' and percent-escapes,
+	// which no shape finds and an e-mail address stops at.
+	// Its first and last five bytes must go too: an e-mail address's
+	// rule took the end of such a password, with the host, and left the
+	// start.
+	urlPass := func(kind, pass string, lines ...string) {
+		add(kind, []string{pass, pass[:5], pass[len(pass)-5:]}, lines...)
+	}
+	tildeBang := "Fake~Pass!" + "w0rd-EXAMPLE"
+	urlPass("url-password-tilde-bang", tildeBang, claudeBash("git clone https://deploy:"+tildeBang+"@git.example.test/team/app.git"))
+	subDelims := "Fake$&'()*+,;=" + "Passw0rd-EXAMPLE"
+	urlPass("url-password-sub-delims", subDelims, codexCommand("printenv REDIS_URL", "rediss://default:"+subDelims+"@cache.example.test:6380/0\n"))
+	percent := "Fake%21%40%23" + "Pass%2Fw0rd%3AEXAMPLE"
+	urlPass("url-password-percent-escapes", percent, geminiToolResult("AMQP_URL=amqps://svc:"+percent+"@mq.example.test/vhost\n"))
+	colons := "Fake:Pass:" + "w0rd~EXAMPLE"
+	urlPass("url-password-with-colons", colons, claudeToolResult("MONGO_URI=mongodb+srv://admin:"+colons+"@cluster0.example.test/app?retryWrites=true\n"))
+	noUser := "FakeTokenOnly~" + "EXAMPLE!2025"
+	urlPass("url-password-without-user", noUser, codexMessage("Push with https://:"+noUser+"@git.example.test/team/app.git, then tag."))
+	prose := "Fake!Tok~en(" + "2025)EXAMPLE"
+	urlPass("url-password-in-prose", prose, geminiMessage("Log in at https://ci-bot:"+prose+"@registry.example.test/v2/ and push the image."))
+	unicode := "Fake~Päss" + "wörd!EXAMPLE"
+	urlPass("url-password-non-ascii", unicode, claudeText("The feed is https://reader:"+unicode+"@feeds.example.test/private.xml"))
+	// As Go's encoder writes it ('&' as \u0026), with slashes escaped as
+	// PHP's does, and non-ASCII as Python's json.dumps does: the secret
+	// is in the decoded strings, its escaped spelling in the raw line.
+	escaped := "Fake&Pass~" + "wörd!EXAMPLE"
+	escapedRaw := `Fake\u0026Pass~` + `w\u00f6rd!EXAMPLE`
+	add("url-password-json-escaped", []string{escaped, escaped[:5], escaped[len(escaped)-5:], escapedRaw, escapedRaw[:5]},
+		`{"type":"item.completed","item":{"id":"item_5","type":"command_execution","command":"bash -lc 'git remote -v'",`+
+			`"aggregated_output":"origin\thttps:\/\/deploy:`+escapedRaw+`@git.example.test\/team\/app.git (fetch)\n","exit_code":0,"status":"completed"}}`)
+	encodedURL := base64.StdEncoding.EncodeToString([]byte("DATABASE_URL=postgres://app:" + tildeBang + "@db.example.test:5432/app\nLOG_LEVEL=debug\n"))
+	one("base64-encoded-url-password", encodedURL, codexCommand("kubectl get secret db -o jsonpath='{.data.env}'", encodedURL+"\n"))
+
+	if len(cs) != 44 {
+		panic(fmt.Sprintf("redacttest: %d cases, want 44", len(cs)))
 	}
 	return cs
 }
@@ -220,4 +259,60 @@ func Corpus() []Case {
 // pemSecrets are the lines of a PEM body: none may survive.
 func pemSecrets(body string) []string {
 	return strings.Fields(body)
+}
+
+// Survivors returns the secrets that text still holds: as they are, or in
+// a string of the JSON on one of its lines (where escapes hide them from
+// a plain search), also in a string that is itself JSON (a transcript's
+// recorded line).
+func Survivors(text string, secrets []string) []string {
+	var strs []string
+	for _, line := range strings.Split(text, "\n") {
+		strs = appendStrings(strs, line, 0)
+	}
+	var out []string
+	for _, s := range secrets {
+		found := strings.Contains(text, s)
+		for _, x := range strs {
+			if found {
+				break
+			}
+			found = strings.Contains(x, s)
+		}
+		if found {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// appendStrings appends the strings of the JSON document doc, and of the
+// documents they hold, to strs.
+func appendStrings(strs []string, doc string, depth int) []string {
+	doc = strings.TrimSpace(doc)
+	if depth > 3 || doc == "" || doc[0] != '{' && doc[0] != '[' {
+		return strs
+	}
+	var v any
+	if json.Unmarshal([]byte(doc), &v) != nil {
+		return strs
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case string:
+			strs = append(strs, x)
+			strs = appendStrings(strs, x, depth+1)
+		}
+	}
+	walk(v)
+	return strs
 }
