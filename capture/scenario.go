@@ -367,6 +367,7 @@ func Scenarios() []Scenario {
 			}
 		}},
 		unicodeScenario(),
+		unknownModelScenario(),
 	}, append(append(append(append(controlScenarios(), quirkScenarios()...), treeScenarios()...), appServerScenarios()...), acpScenarios()...)...)
 }
 

@@ -17,3 +17,21 @@ func unicodeScenario() Scenario {
 		}
 	}}
 }
+
+// unknownModelScenario is Codex asked for a model its bundled catalog has
+// no metadata for (-m gpt-5.3-codex, the default of an AI SDK provider):
+// the notice Codex writes before the turn, then a plain text answer.
+func unknownModelScenario() Scenario {
+	return Scenario{Name: "unknown-model", Summary: "Codex: -m a model its bundled catalog has no metadata for", plan: func(cli string) *plan {
+		if cli != "codex" {
+			return nil
+		}
+		p := codexExec(promptHello)
+		p.args = append([]string{"exec", "--json", "--skip-git-repo-check", "-s", "workspace-write", "-m", "gpt-5.3-codex"}, p.args[len(p.args)-1])
+		return &plan{
+			description: "codex exec -m gpt-5.3-codex, a model the bundled models.json has no metadata for: a completed error item (the notice) before the turn, then a text answer.",
+			script:      mock.Script{Turns: []mock.Turn{mock.Text("Hello! ", "How can I help you today?")}},
+			procs:       []proc{p},
+		}
+	}}
+}

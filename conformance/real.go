@@ -260,6 +260,9 @@ func realOutcome(c *Case, o *Observation) (*Case, string) {
 			return c, "" // the adapter stopped the CLI: its doing, not the CLI's
 		}
 	}
+	if c.Agent == "claude" && claudeStdinClosedEarly(o) {
+		return c, "" // the adapter ended Claude's input before its turn's end
+	}
 	failed, cut := false, false
 	var why []string
 	for i, t := range ts {
@@ -333,3 +336,40 @@ type realSetupError struct{ err error }
 
 func (e *realSetupError) Error() string { return "the real CLI could not be set up: " + e.err.Error() }
 func (e *realSetupError) Unwrap() error { return e.err }
+
+// claudeStdinClosedEarly reports whether a Claude process reading
+// stream-json input had its stdin closed before it wrote its last result:
+// the adapter ended the session under a turn (a Claude process ends at the
+// end of its input, the turn cut short), so a failure then is the
+// adapter's doing, not the CLI's.
+func claudeStdinClosedEarly(o *Observation) bool {
+	if !streamJSONInput(o) {
+		return false
+	}
+	closedAt := map[int]int64{}
+	for _, r := range o.Fake {
+		if r.Kind == "stdin_closed" || r.Kind == "stdin_closed_unread" {
+			closedAt[r.PID] = r.TMS
+		}
+	}
+	for _, ts := range o.wireLines() {
+		if len(ts) == 0 {
+			continue
+		}
+		pid := ts[0].PID
+		at, closed := closedAt[pid]
+		if !closed {
+			continue
+		}
+		last := int64(-1)
+		for _, l := range ts {
+			if l.Obj != nil && l.Obj["type"] == "result" {
+				last = l.TMS
+			}
+		}
+		if last < 0 || at < last {
+			return true
+		}
+	}
+	return false
+}

@@ -147,7 +147,7 @@ func runCodex(p *proc) int {
 		}
 	}
 
-	eng.steps = codexStdinNotices(p.plan.steps("codex", parts[part]))
+	eng.steps = codexModelNotice(codexStdinNotices(p.plan.steps("codex", parts[part])), strings.TrimPrefix(t.Header.CLIVersion, "codex-cli "), codexModel(&f))
 	eng.labels = transcript.Labels(eng.steps)
 	if recID != "" && sid != recID {
 		eng.rewriteFrom, eng.rewriteTo = recID, sid
