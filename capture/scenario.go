@@ -77,6 +77,12 @@ type plan struct {
 	appServer []asProc
 	// trees records the process tree of every CLI process (trees.go).
 	trees bool
+	// stagedWait, when another driver plays the plan (OpenStage), holds
+	// the answer to the request after the first tool (Turns[1]) this
+	// long: a CLI whose tool did not run (the driver's flags did not allow
+	// it) is still in its turn when the driver interrupts, as it is while
+	// the captured tool runs. Capture does not wait.
+	stagedWait time.Duration
 }
 
 // proc is one process of a plan (Codex and Gemini resume in a second one).
@@ -388,11 +394,18 @@ func errorScenario(name string, status int, msg string) Scenario {
 	}}
 }
 
+// interruptStagedWait is the interrupt scenarios' stagedWait: as long as
+// the fakes' interrupt fixtures hold the tool (their one synthesized
+// step), so that an adapter that ignores the interrupt meets a turn that
+// goes on as long on the real CLI as on the fake.
+const interruptStagedWait = 30 * time.Second
+
 func interruptPlan(cli string) *plan {
 	first := mock.Turn{Text: []string{"Running the tests."}, Calls: []mock.Call{shell("sleep 6")}}
 	return &plan{
-		script: mock.Script{Turns: []mock.Turn{first, mock.Text("The tests passed.")}},
-		procs:  []proc{oneShot(cli, "Run the end-to-end tests.", true)},
+		script:     mock.Script{Turns: []mock.Turn{first, mock.Text("The tests passed.")}},
+		procs:      []proc{oneShot(cli, "Run the end-to-end tests.", true)},
+		stagedWait: interruptStagedWait,
 	}
 }
 

@@ -75,6 +75,11 @@ func OpenStage(bin *Binary, scenario string, o Options) (*Stage, error) {
 			p = sc.plan(bin.CLI)
 		}
 	}
+	if p.stagedWait > 0 && len(p.script.Turns) > 1 {
+		turns := append([]mock.Turn(nil), p.script.Turns...)
+		turns[1].Wait = p.stagedWait
+		p.script.Turns = turns
+	}
 	env, err := openRun(bin, "stage-"+scenario, p, o, mockAnthropicKey, mockOpenAIKey, mockGeminiKey)
 	if err != nil {
 		return nil, err
@@ -90,6 +95,11 @@ func OpenStage(bin *Binary, scenario string, o Options) (*Stage, error) {
 
 // Requests are what the mock model API was asked so far, without bodies.
 func (s *Stage) Requests() []mock.Request { return s.env.requests() }
+
+// Asked counts the requests of the scenario's conversation the mock model
+// API has received so far, answered or not: once it is above zero the CLI
+// has read its prompt and is in its turn.
+func (s *Stage) Asked() int { return s.env.srv.MainAsked() }
 
 // Leaks are the attempts to reach anything outside loopback the trap
 // refused so far.

@@ -409,11 +409,13 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	}
 	mark := newRunMark()
 	cmd.Env = append(caseEnv(cfg, c, fakes, sessions, observe, wire), envRunMark+"="+mark)
+	var modelAsked func() int
 	if c.real != nil {
-		env, done, err := stageReal(cfg, c, dir, work, time.Now().Add(timeout))
+		env, asked, done, err := stageReal(cfg, c, dir, work, time.Now().Add(timeout))
 		if err != nil {
 			return nil, err
 		}
+		modelAsked = asked
 		defer done(o)
 		cmd.Env = append(cmd.Env, env...)
 	}
@@ -446,7 +448,7 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	lines := make(chan adapterLine, 64)
 	go readAdapter(stdout, lines)
 
-	d := &driver{o: o, c: c, cfg: cfg, stdin: stdin, start: start, cmd: cmd, observe: olog, wire: wire}
+	d := &driver{o: o, c: c, cfg: cfg, stdin: stdin, start: start, cmd: cmd, observe: olog, wire: wire, modelAsked: modelAsked}
 	d.loop(cctx, lines)
 	waitErr := cmd.Wait()
 	o.Duration = time.Since(start)
@@ -603,8 +605,10 @@ type driver struct {
 	turnEnds    int
 	interrupted bool
 	interruptAt time.Time
-	inTurn      bool      // the CLI has been seen in its first turn
-	cliUp       time.Time // when the first CLI process was seen running
+	inTurn      bool       // the CLI has been seen in its first turn
+	cliUp       time.Time  // when the first CLI process was seen running
+	runningAt   time.Time  // when a real CLI asked for text first showed it runs (see cliRunning)
+	modelAsked  func() int // a real CLI's requests to the mock model API so far; nil for the fakes
 	thenSent    bool
 	closed      bool
 	events      int
@@ -816,9 +820,28 @@ func (d *driver) timers() {
 	// adapter wrote: an adapter that hands nothing on before the turn ends
 	// is interrupted all the same.
 	// A CLI asked for text writes nothing on stdout until its turn is over:
-	// one second after it started counts as its lines written.
+	// one second after it started counts as its lines written. A real CLI
+	// takes seconds to start, so for it the second counts from when it
+	// showed it runs (see cliRunning), and notInTurn after its start only
+	// when it never showed that.
 	linesOK := func(n int) bool {
-		return d.cli.lines >= n || !d.cliUp.IsZero() && time.Since(d.cliUp) >= d.notInTurn()
+		switch {
+		case d.cli.lines >= n:
+			return true
+		case d.cliUp.IsZero():
+			return false
+		case time.Since(d.cliUp) >= d.notInTurn():
+			return true
+		case d.c.real == nil || d.cli.lines > 0:
+			return false
+		}
+		if d.runningAt.IsZero() {
+			if !d.cliRunning() {
+				return false
+			}
+			d.runningAt = time.Now()
+		}
+		return time.Since(d.runningAt) >= notInTurnQuiet
 	}
 	if ip := c.Interrupt; ip != nil && ip.Early && !d.interrupted && d.turnEnds == 0 && d.cli.files > 0 {
 		d.interrupt() // the CLI is up, still loading
@@ -869,13 +892,14 @@ const giveUpAfter = time.Second
 
 // notInTurnQuiet is how long after a CLI process is seen running the
 // runner interrupts it even if it has not seen it in its turn (see
-// cliInTurn); realNotInTurnQuiet is the same for a real CLI, which takes
-// seconds to start on a loaded machine (Gemini CLI 2 to 3 s on a quiet
-// one): interrupted before it has read its prompt, it says nothing of
-// the turn the case is about.
+// cliInTurn); realNotInTurnQuiet is the same for a real CLI, which is
+// seen in its turn when it asks the mock model API (cliRunning) and takes
+// seconds to get there on a loaded machine (Gemini CLI 2 to 3 s on a
+// quiet one, more than 8 s at a load of 16): interrupted before it has
+// read its prompt, it says nothing of the turn the case is about.
 const (
 	notInTurnQuiet     = time.Second
-	realNotInTurnQuiet = 8 * time.Second
+	realNotInTurnQuiet = RealStallAfter
 )
 
 // notInTurn is notInTurnQuiet for the CLI the case runs.
@@ -917,13 +941,18 @@ func (d *driver) cliInTurn() bool {
 }
 
 // cliRunning reports whether a Codex or Gemini process has shown it runs
-// without a stdout line: it wrote to stderr (Codex's header without
-// --json), or read its stdin to the end (it has its prompt; both read it
-// to EOF before they start). A real CLI asked for text writes its answer
-// only at the end, and takes seconds to start on a loaded machine: an
-// interrupt that waited for a stdout line, or came at a fixed time, would
-// land after its turn or before it read its prompt.
+// without a stdout line. A real CLI has when it asked the mock model API
+// (it read its prompt and is in its turn); a fake has when it wrote to
+// stderr (Codex's header without --json) or read its stdin to the end
+// (it has its prompt; both read it to EOF before they start). A real CLI
+// asked for text writes its answer only at the end, and takes seconds to
+// start on a loaded machine: an interrupt that waited for a stdout line,
+// or came at a fixed time, would land after its turn or before it read
+// its prompt (its stderr header and the end of its stdin come before).
 func (d *driver) cliRunning() bool {
+	if d.modelAsked != nil {
+		return d.modelAsked() > 0
+	}
 	log, _ := d.observe.read()
 	for _, r := range log {
 		switch r.Kind {

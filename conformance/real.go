@@ -182,8 +182,10 @@ type RealRun struct {
 // stageReal sets up the real CLI of case c in dir (its work directory
 // work): the stage, the scenario's files, and the wrapper's
 // configuration. It returns the variables the adapter's environment
-// gets, and what to call once the case is over.
-func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env []string, done func(o *Observation), err error) {
+// gets, how many requests of the scenario the mock model API has received
+// so far (the CLI is in its turn once it asked), and what to call once
+// the case is over.
+func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env []string, asked func() int, done func(o *Observation), err error) {
 	rc := c.real
 	wd := cfg.Real.WorkDir
 	if wd == "" {
@@ -191,7 +193,7 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 	}
 	st, err := capture.OpenStage(rc.bin, rc.scenario, capture.Options{WorkDir: wd})
 	if err != nil {
-		return nil, nil, fmt.Errorf("case %s: the real %s: %w", c.ID, c.Agent, err)
+		return nil, nil, nil, fmt.Errorf("case %s: the real %s: %w", c.ID, c.Agent, err)
 	}
 	for rel, content := range st.Files {
 		p := filepath.Join(work, rel)
@@ -200,7 +202,7 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 		}
 		if err != nil {
 			st.Close()
-			return nil, nil, fmt.Errorf("case %s: seeding %s: %w", c.ID, rel, err)
+			return nil, nil, nil, fmt.Errorf("case %s: seeding %s: %w", c.ID, rel, err)
 		}
 	}
 	if rc.prime {
@@ -212,7 +214,7 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 		}
 		if err != nil {
 			st.Close()
-			return nil, nil, &realSetupError{err}
+			return nil, nil, nil, &realSetupError{err}
 		}
 		c.Resume = id
 	}
@@ -221,7 +223,7 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 		Env: st.Env, Unset: st.Unset, Faults: rc.faults, Seed: caseSeed(cfg, c), Deadline: deadline})
 	if err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	done = func(o *Observation) {
 		reqs := st.Requests()
@@ -236,7 +238,7 @@ func stageReal(cfg *Config, c *Case, dir, work string, deadline time.Time) (env 
 		}
 		st.Close()
 	}
-	return []string{realcli.EnvConfig + "=" + conf}, done, nil
+	return []string{realcli.EnvConfig + "=" + conf}, st.Asked, done, nil
 }
 
 // realOutcome returns c with the expectation the real CLI set: where the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 )
 
 // anthropicRequest is the part of a Messages API request the mock reads.
@@ -54,6 +53,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 		return
 	}
 	rec.Kind = "main"
+	s.asking()
 	n := 0
 	for _, m := range req.Messages {
 		if m.Role == "assistant" {
@@ -62,14 +62,8 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 	}
 	rec.Turn = n
 	t, fail := s.pick(n)
-	if t.Wait > 0 {
-		tm := time.NewTimer(t.Wait)
-		select {
-		case <-tm.C:
-		case <-r.Context().Done():
-			tm.Stop()
-			return
-		}
+	if !hold(r, t.Wait) {
+		return
 	}
 	if fail != nil {
 		anthropicError(w, fail.Status, failureMessage(fail), fail.Times > 0)

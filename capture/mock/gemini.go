@@ -75,6 +75,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, rec
 		return
 	}
 	rec.Kind = "main"
+	s.asking()
 	n := 0
 	for _, c := range req.Contents {
 		if c.Role == "model" {
@@ -83,6 +84,9 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, rec
 	}
 	rec.Turn = n
 	t, fail := s.pick(n)
+	if !hold(r, t.Wait) {
+		return
+	}
 	if fail != nil {
 		geminiError(w, fail.Status, failureMessage(fail))
 		return

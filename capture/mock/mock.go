@@ -130,8 +130,8 @@ type Turn struct {
 	// (slow streaming).
 	ChunkDelay time.Duration
 	// Wait is how long the mock holds the request before it answers at
-	// all (Anthropic only: a model slow to respond); it stops waiting
-	// when the client goes away.
+	// all (a model slow to respond); it stops waiting when the client goes
+	// away.
 	Wait time.Duration
 	// Fail answers with an HTTP error instead.
 	Fail *Failure
@@ -190,6 +190,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	log    []Request
+	asked  int // main requests received, answered or not
 	failed map[int]int // failures served per turn
 	seq    int         // id counter
 }
@@ -235,6 +236,23 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.log...)
+}
+
+// MainAsked counts the requests of the scripted conversation received so
+// far, answered or not: a request held by its Turn's Wait counts at once,
+// so a driver can tell that the CLI has asked the model (it is in its
+// turn) before the answer comes.
+func (s *Server) MainAsked() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.asked
+}
+
+// asking notes a request of the scripted conversation as received.
+func (s *Server) asking() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked++
 }
 
 // MainRequests counts the requests of the scripted conversation.
@@ -539,3 +557,19 @@ func decode(body []byte, v any) error {
 }
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// hold waits d before a request is answered, and reports false when the
+// client went away meanwhile (nothing is to be written then).
+func hold(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}

@@ -485,3 +485,60 @@ func TestForCLI(t *testing.T) {
 		t.Error("ForCLI(copilot) did not fail")
 	}
 }
+
+// TestWaitHoldsEveryAPI: a Turn's Wait holds the answer on each API, the
+// held request is counted at once (a driver sees the CLI has asked), and a
+// client that goes away while held frees the handler.
+func TestWaitHoldsEveryAPI(t *testing.T) {
+	for _, tc := range []struct {
+		api  API
+		path string
+		body any
+	}{
+		{Anthropic, "/v1/messages", anthropicBody(0, true)},
+		{OpenAI, "/v1/responses", openaiBody([]any{user("a")})},
+		{Gemini, "/v1beta/models/m:streamGenerateContent?alt=sse", geminiBody(0, true)},
+	} {
+		t.Run(string(tc.api), func(t *testing.T) {
+			turn := Text("held")
+			turn.Wait = time.Hour
+			s := start(t, tc.api, Script{Turns: []Turn{turn}})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			b, _ := json.Marshal(tc.body)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+tc.path, bytes.NewReader(b))
+			req.Header.Set("Content-Type", "application/json")
+			got := make(chan error, 1)
+			go func() {
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					resp.Body.Close()
+				}
+				got <- err
+			}()
+			deadline := time.Now().Add(30 * time.Second)
+			for s.MainAsked() == 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("the held request was never counted")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			select {
+			case err := <-got:
+				t.Fatalf("answered while held (err %v)", err)
+			case <-time.After(100 * time.Millisecond):
+			}
+			cancel()
+			if err := <-got; err == nil {
+				t.Error("the cancelled client got an answer")
+			}
+			done := make(chan struct{})
+			go func() { s.Close(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("Close hangs on a request held for a client that left")
+			}
+		})
+	}
+}

@@ -88,9 +88,13 @@ func (s *Server) openai(w http.ResponseWriter, r *http.Request, body []byte, rec
 		return
 	}
 	rec.Kind = "main"
+	s.asking()
 	n := openaiTurns(req.Input)
 	rec.Turn = n
 	t, fail := s.pick(n)
+	if !hold(r, t.Wait) {
+		return
+	}
 	if fail != nil {
 		openaiError(w, fail.Status, failureMessage(fail))
 		return

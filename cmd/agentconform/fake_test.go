@@ -72,3 +72,34 @@ func TestReferenceAdaptersPreferLean(t *testing.T) {
 		t.Errorf("with the lean adapter: %s", got)
 	}
 }
+
+// TestRunDefaultOnRealCLIs: with no --adapter, --cli fake,real runs the
+// reference adapters on both, the real run named for the real CLIs (here
+// none is found, so its cases SKIP with the reason).
+func TestRunDefaultOnRealCLIs(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results.json")
+	args := []string{"--cli", "fake,real", "--case", "codex/plain-text", "-q", "-o", out}
+	for _, cli := range []string{"claude", "codex", "gemini"} {
+		args = append(args, "--"+cli+"-path", filepath.Join(dir, "no-"+cli))
+	}
+	var stdout, stderr bytes.Buffer
+	code := runRun(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"reference/unified", "reference/shim"} {
+		for _, want := range []string{`"adapter": "` + name + `"`, `"adapter": "` + conformance.RealRunName(name) + `"`} {
+			if !bytes.Contains(b, []byte(want)) {
+				t.Errorf("no run %s in the results", want)
+			}
+		}
+	}
+	if !strings.Contains(stderr.String(), "no real codex") {
+		t.Errorf("stderr does not say the real codex is missing:\n%s", stderr.String())
+	}
+}

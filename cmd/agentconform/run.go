@@ -136,15 +136,7 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if slices.Contains(modes, "real") {
 		real = realFl.locate(ctx, stderr)
 	}
-	var realRefs []conformance.Adapter
-	if *adapter == "" && *profile == "" {
-		watchdog := conformance.RealStallAfter
-		if fl.Changed("stall-after") {
-			watchdog = *stallAfter
-		}
-		realRefs = referenceAdapters(self, watchdog)
-	}
-	adapters = perMode(adapters, modes, realRefs)
+	adapters = perMode(adapters, modes, nil)
 	switch *interrupt {
 	case "command":
 	case "signal":
@@ -207,11 +199,13 @@ func runRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	bins := leanBinaries(ctx, self, stderr)
 	cfg.FakeExe = bins.Fake
 	if *adapter == "" {
-		watchdog := conformance.ReferenceStallAfter
+		watchdog, realWatchdog := conformance.ReferenceStallAfter, conformance.RealStallAfter
 		if fl.Changed("stall-after") {
-			watchdog = *stallAfter
+			watchdog, realWatchdog = *stallAfter, *stallAfter
 		}
-		adapters = referenceAdaptersOf(bins.Adapter, self, watchdog)
+		// On the real CLIs the reference adapters wait as long for a stall
+		// as a real CLI may take to start.
+		adapters = perMode(referenceAdaptersOf(bins.Adapter, self, watchdog), modes, referenceAdaptersOf(bins.Adapter, self, realWatchdog))
 		for i := range adapters {
 			adapters[i].SignalInterrupt = *interrupt == "signal"
 		}
