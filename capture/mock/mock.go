@@ -190,7 +190,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	log    []Request
-	asked  int // main requests received, answered or not
+	asked  int         // main requests received, answered or not
 	failed map[int]int // failures served per turn
 	seq    int         // id counter
 }
