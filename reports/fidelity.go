@@ -36,6 +36,12 @@ type AdapterFidelity struct {
 	Agree int `json:"agree"`
 	// Differ are the pairs whose verdicts differ.
 	Differ []FidelityDiff `json:"differ,omitempty"`
+	// Contradict counts the pairs of Differ that both runs judged (no
+	// SKIP on either side): a verdict the fakes give that the real CLI
+	// does not bear out, or the other way round. The rest of Differ is
+	// judged on one side only (a CLI's timing or path made the check not
+	// apply on the other).
+	Contradict int `json:"contradict"`
 }
 
 // Agreement is the share of judged pairs with one verdict (1 with none).
@@ -122,6 +128,9 @@ func compareRuns(name string, fake, real *conformance.Results) AdapterFidelity {
 				a.Agree++
 				continue
 			}
+			if f.Verdict != conformance.Skip && r.Verdict != conformance.Skip {
+				a.Contradict++
+			}
 			a.Differ = append(a.Differ, FidelityDiff{Case: rc.ID, Check: r.Check, Fake: f.Verdict, Real: r.Verdict,
 				FakeActual: f.Actual, RealActual: r.Actual, Outcome: rc.Real.Outcome})
 		}
@@ -137,9 +146,9 @@ func WriteFidelityText(w io.Writer, f *Fidelity) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "fake vs real\tcases\tonly fakes\tpairs judged\tagree\tdiffer\tagreement\treal CLIs")
+	fmt.Fprintln(tw, "fake vs real\tcases\tonly fakes\tpairs judged\tagree\tdiffer\tcontradict\tagreement\treal CLIs")
 	for _, a := range f.Adapters {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.1f%%\t%s\n", a.Adapter, a.Cases, a.RealSkipped, a.Pairs, a.Agree, len(a.Differ), 100*a.Agreement(), versionsText(a.RealVersions))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f%%\t%s\n", a.Adapter, a.Cases, a.RealSkipped, a.Pairs, a.Agree, len(a.Differ), a.Contradict, 100*a.Agreement(), versionsText(a.RealVersions))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -164,9 +173,9 @@ func WriteFidelityText(w io.Writer, f *Fidelity) error {
 // WriteFidelityMarkdown writes the comparison as a Markdown section.
 func WriteFidelityMarkdown(w io.Writer, f *Fidelity) error {
 	var b strings.Builder
-	b.WriteString("## Fake vs real CLIs\n\n| adapter | cases | only fakes | pairs judged | agree | differ | agreement | real CLIs |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("## Fake vs real CLIs\n\n| adapter | cases | only fakes | pairs judged | agree | differ | contradict | agreement | real CLIs |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, a := range f.Adapters {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %.1f%% | %s |\n", mdText(a.Adapter), a.Cases, a.RealSkipped, a.Pairs, a.Agree, len(a.Differ), 100*a.Agreement(), mdText(versionsText(a.RealVersions)))
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %.1f%% | %s |\n", mdText(a.Adapter), a.Cases, a.RealSkipped, a.Pairs, a.Agree, len(a.Differ), a.Contradict, 100*a.Agreement(), mdText(versionsText(a.RealVersions)))
 	}
 	for _, a := range f.Adapters {
 		if len(a.Differ) == 0 {

@@ -43,6 +43,15 @@ func TestCompareFidelity(t *testing.T) {
 	if d.Case != "codex/b" || d.Check != "x/two" || d.Fake != conformance.Fail || d.Real != conformance.Pass || d.FakeActual != "fake found" {
 		t.Errorf("difference %+v", d)
 	}
+	if a.Contradict != 1 {
+		t.Errorf("%d contradictions, want 1 (FAIL on the fakes, PASS on the real CLI)", a.Contradict)
+	}
+	// A check judged on one side only differs without contradicting.
+	fake.Cases[0].Checks[1].Verdict = conformance.Pass
+	if g := CompareFidelity(NewDocument(fake), NewDocument(real)).Adapters[0]; len(g.Differ) != 2 || g.Contradict != 1 {
+		t.Errorf("PASS on the fakes, SKIP on the real CLI: %d differ, %d contradict; want 2 and 1", len(g.Differ), g.Contradict)
+	}
+	fake.Cases[0].Checks[1].Verdict = conformance.Skip
 	if a.RealVersions["codex"] != "0.171.0" {
 		t.Errorf("real versions %v", a.RealVersions)
 	}

@@ -658,8 +658,8 @@ var resultsPage = template.Must(template.New("results").Funcs(pageFuncs).Funcs(t
 <section id="fidelity">
 <h2>Fake vs real CLIs</h2>
 <p>The adapters that ran on the fake CLIs and on the real ones (<code>agentconform run --cli fake,real</code>): the (case, check) pairs either run judged, and every pair whose verdicts differ. A difference is a fidelity bug of a fake, or a real CLI that does not do the same thing every run (docs/protocols/fidelity.md).</p>
-<table class="fid"><thead><tr><th>adapter</th><th>cases</th><th>only fakes</th><th>pairs judged</th><th>agree</th><th>differ</th><th>agreement</th></tr></thead><tbody>
-{{range .Fidelity}}<tr><td>{{.Adapter}}</td><td>{{.Cases}}</td><td>{{.RealSkipped}}</td><td>{{.Pairs}}</td><td>{{.Agree}}</td><td>{{len .Differ}}</td><td>{{printf "%.1f%%" (agreement .)}}</td></tr>{{end}}</tbody></table>
+<table class="fid"><thead><tr><th>adapter</th><th>cases</th><th>only fakes</th><th>pairs judged</th><th>agree</th><th>differ</th><th>contradict</th><th>agreement</th></tr></thead><tbody>
+{{range .Fidelity}}<tr><td>{{.Adapter}}</td><td>{{.Cases}}</td><td>{{.RealSkipped}}</td><td>{{.Pairs}}</td><td>{{.Agree}}</td><td>{{len .Differ}}</td><td>{{.Contradict}}</td><td>{{printf "%.1f%%" (agreement .)}}</td></tr>{{end}}</tbody></table>
 {{range .Fidelity}}{{if .Differ}}<h3>{{.Adapter}}</h3><table class="fid"><thead><tr><th>case</th><th>check</th><th>fake</th><th>real</th><th>real found</th></tr></thead><tbody>
 {{range .Differ}}<tr><td><code>{{.Case}}</code></td><td><code>{{.Check}}</code></td><td class="v-{{.Fake}}">{{label (print .Fake)}}</td><td class="v-{{.Real}}">{{label (print .Real)}}</td><td>{{.RealActual}}</td></tr>{{end}}</tbody></table>{{end}}{{end}}
 </section>{{end}}
