@@ -10,7 +10,11 @@ import (
 
 // obsLog is the observation log as the wrapper and the relay write it:
 // fakecli's writer, or nothing when the runner gave no log.
-type obsLog struct{ w *fakecli.ObservationWriter }
+type obsLog struct {
+	w    *fakecli.ObservationWriter
+	path string
+	pid  int
+}
 
 // openLog opens the log the runner named (fakecli.EnvObserve) for the
 // CLI known to the adapter as pid, started at start.
@@ -24,7 +28,28 @@ func openLog(pid int, start time.Time) *obsLog {
 		fmt.Fprintf(os.Stderr, "agentconform real: %v\n", err)
 		return &obsLog{}
 	}
-	return &obsLog{w: w}
+	return &obsLog{w: w, path: path, pid: pid}
+}
+
+// signalledSince reports whether the log holds a signal to this CLI that
+// arrived at t or later (since the wrapper's start): the wrapper logs
+// each as it comes, the relay reads it here.
+func (l *obsLog) signalledSince(t time.Duration) bool {
+	if l.path == "" {
+		return false
+	}
+	f, err := os.Open(l.path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	obs, _ := fakecli.ReadObservations(f) // what parsed: the records before any torn one
+	for _, o := range obs {
+		if o.PID == l.pid && o.Kind == "signal" && o.TMS >= t.Milliseconds() {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *obsLog) log(kind string, kv ...any) {

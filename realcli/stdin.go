@@ -21,7 +21,9 @@ import (
 // it, time for any reader to see it; a CLI that ends sooner without a
 // word was stopped with the close (an adapter that closes stdin only as it
 // kills the CLI), and the end goes unlogged, as a fake killed before it
-// read the end logs none. A CLI that lived past closeLead and ended with
+// read the end logs none, unless a signal came after the close: then the
+// close came first and the CLI had read all before it (it was reading),
+// and the end is logged. A CLI that lived past closeLead and ended with
 // bytes unread (it was still loading) gets stdin_closed_unread: the
 // adapter did close it in time.
 type stdinRelay struct {
@@ -159,9 +161,16 @@ func (s *stdinRelay) settle() {
 	}
 	s.logRead()
 	s.mu.Lock()
-	if ended, endedAt := s.r.outputEnd(); s.closed && !s.loggedEOF && ended && endedAt >= s.closedAt+closeLead {
+	ended, endedAt := s.r.outputEnd()
+	switch {
+	case !s.closed || s.loggedEOF:
+	case ended && endedAt >= s.closedAt+closeLead:
 		s.r.log.logAt(s.closedAt, "stdin_closed_unread")
-		s.loggedEOF = true
+	case len(s.pending) == 0 && s.r.log.signalledSince(s.closedAt):
+		// Stopped by a signal that came after the close, with all before
+		// the end read: the close came first, and the CLI, reading, saw
+		// it (a fake exits on it before the signal comes).
+		s.r.log.logAt(s.closedAt, "stdin_closed")
 	}
 	s.loggedEOF = true // the watcher stops
 	s.mu.Unlock()

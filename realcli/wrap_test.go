@@ -66,6 +66,15 @@ func standIn() int {
 			fmt.Println(s)
 		case l, ok := <-lines:
 			if !ok {
+				if os.Getenv(envStandIn) == "linger" {
+					// A CLI that takes its time to end after the end of
+					// its stdin, silently, and ends on a signal.
+					select {
+					case <-out: // a signal, not written
+					case <-time.After(10 * time.Second):
+					}
+					return 0
+				}
 				fmt.Fprintln(os.Stderr, "stand-in: stdin closed")
 				return 0
 			}
@@ -103,12 +112,18 @@ type wrapped struct {
 
 func startWrapped(t *testing.T, faultSpec string) *wrapped {
 	t.Helper()
+	return startWrappedAs(t, "1", faultSpec)
+}
+
+// startWrappedAs is startWrapped with the stand-in in mode (envStandIn).
+func startWrappedAs(t *testing.T, mode, faultSpec string) *wrapped {
+	t.Helper()
 	dir := t.TempDir()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &Config{CLI: "claude", Path: self, Version: "0.0.0-test", Env: []string{envStandIn + "=1"},
+	cfg := &Config{CLI: "claude", Path: self, Version: "0.0.0-test", Env: []string{envStandIn + "=" + mode},
 		Faults: faultSpec, Deadline: time.Now().Add(time.Minute)}
 	cfgPath := filepath.Join(dir, "real.json")
 	if err := WriteConfig(cfgPath, cfg); err != nil {
@@ -397,5 +412,24 @@ func TestUnreadStdin(t *testing.T) {
 	}
 	if e := kinds(recs, "session_error"); len(e) != 1 || e[0].Session != "5e55104e-0000-4000-8000-0000000ee003" || e[0].Reason != "not_found" {
 		t.Errorf("session_error records %+v, want the refused session", e)
+	}
+}
+
+// TestCloseThenSignal: an adapter that closes the CLI's stdin and signals
+// it a moment later, before the CLI ended on its own, closed stdin first:
+// the end is logged (a fake, reading, logs it at once), though the CLI
+// wrote nothing after it.
+func TestCloseThenSignal(t *testing.T) {
+	w := startWrappedAs(t, "linger", "")
+	w.send("hello")
+	w.next("echo")
+	w.stdin.Close()
+	time.Sleep(20 * time.Millisecond)
+	syscall.Kill(w.cmd.Process.Pid, syscall.SIGTERM)
+	w.wait()
+	recs := w.log()
+	closed, sigs := kinds(recs, "stdin_closed"), kinds(recs, "signal")
+	if len(sigs) != 1 || len(closed) != 1 || closed[0].TMS > sigs[0].TMS {
+		t.Errorf("stdin_closed %+v, signals %+v: want the end logged before the signal", closed, sigs)
 	}
 }
