@@ -23,7 +23,7 @@ var (
 		"A turn the adapter reports successful handed its caller the end of that turn: its terminal event (unified turnCompleted, shim result, the CLI's own terminal event where a native adapter hands on the CLI's events), or else its final text (a native adapter with its own view of the stream, a text or JSON answer). A reader that stops early (a scanner closed under it, its error never checked) loses exactly this.", srcEnding),
 		Applies: always, Judge: judgeEndingDelivered})
 	CheckReaps = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/reaps-cli", "MUST",
-		"No CLI process outlives the adapter: judged after the adapter exits and its CLIs have had a second to follow, before the runner kills anything.", srcLeftovers),
+		"No CLI process outlives the adapter: judged after the adapter exits and its CLIs have had a second to follow (five for a real CLI), before the runner kills anything.", srcLeftovers),
 		Applies: always, Judge: judgeReapsCLI})
 	CheckNoStray = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/no-stray-process", "MUST",
 		"No other process the adapter started (a wrapper, a server, a daemon, a grandchild in a new session) outlives it: judged as lifecycle/reaps-cli is.", srcLeftovers),
@@ -145,7 +145,7 @@ func leftoverOutcome(o *Observation, cli bool, expected string) Outcome {
 		}
 	}
 	if len(left) > 0 {
-		return failf(expected, "still running %s after the adapter exited: %s", exitGrace, strings.Join(left, "; "))
+		return failf(expected, "still running %s after the adapter exited: %s", exitGraceOf(o.Real != nil), strings.Join(left, "; "))
 	}
 	return pass()
 }

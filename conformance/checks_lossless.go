@@ -25,13 +25,13 @@ import (
 var (
 	CheckLosslessText = register(&Check{Family: FamilyLossless, Rule: rule("lossless/text", "MUST",
 		"The assistant text the CLI sent reaches the caller: for unified and shim adapters exactly (concatenated, nothing lost, nothing invented, the answer told apart from thinking); for native adapters every text block, in whatever events the adapter uses.", srcLossless),
-		Applies: losslessApplies, Judge: judgeLosslessText})
+		Applies: losslessApplies, Judge: unlessCut(judgeLosslessText)})
 	CheckLosslessTools = register(&Check{Family: FamilyLossless, Rule: rule("lossless/tools", "MUST",
 		"Every tool call the CLI reported reaches the caller with its input, result, success and error, paired with the right call; ids, names and shapes are the adapter's choice.", srcLossless),
-		Applies: losslessApplies, Judge: judgeLosslessTools})
+		Applies: losslessApplies, Judge: unlessCut(judgeLosslessTools)})
 	CheckLosslessUsage = register(&Check{Family: FamilyLossless, Rule: rule("lossless/usage", "MUST",
 		"The token usage the CLI reported (input and output tokens, and Claude's total_cost_usd where the adapter hands on the CLI's own view) reaches the caller.", srcUsage),
-		Applies: losslessApplies, Judge: judgeLosslessUsage})
+		Applies: losslessApplies, Judge: unlessCut(judgeLosslessUsage)})
 	CheckLosslessEvents = register(&Check{Family: FamilyLossless, Rule: rule("lossless/events", "INFO",
 		"Whether a native adapter hands its caller the CLI's events unchanged (control messages aside), in order. Informational: re-serialising or adding events loses nothing.", srcNativeEvents),
 		Applies: func(c *Case, h *Hello) (bool, string) {
@@ -50,6 +50,48 @@ func losslessApplies(c *Case, h *Hello) (bool, string) {
 		return false, "the CLI's output is incomplete or judged by another family in this case"
 	}
 	return true, ""
+}
+
+// unlessCut skips a lossless check where the adapter stopped the CLI
+// before the CLI ended a turn, and reported that turn failed: what the CLI
+// would have written is unknown (a fake writes its whole turn at once, a
+// real CLI as the turn goes, so the same adapter loses more on the one
+// than on the other), and lifecycle/reports-success judges the failure.
+// An adapter that stops the CLI and reports the turn successful is judged
+// on what the CLI had written.
+func unlessCut(judge func(*Observation) Outcome) func(*Observation) Outcome {
+	return func(o *Observation) Outcome {
+		if cutByAdapter(o) {
+			return Outcome{Skip: true, Actual: "the adapter stopped the CLI before the CLI ended its turn and reported the turn failed: lifecycle/reports-success judges it"}
+		}
+		return judge(o)
+	}
+}
+
+// cutByAdapter reports whether the adapter signalled or killed a CLI, a
+// turn of the CLI's stream has no terminal event, and the adapter
+// reported a turn failed.
+func cutByAdapter(o *Observation) bool {
+	failed := false
+	for _, r := range o.TurnEnds() {
+		failed = failed || !r.OK
+	}
+	if !failed {
+		return false
+	}
+	stopped := false
+	for _, r := range o.Fake {
+		stopped = stopped || r.Kind == "signal" || r.Kind == "exit" && r.Action == killedOutright
+	}
+	if !stopped {
+		return false
+	}
+	for _, t := range o.cliTurns() {
+		if t.format == formatStream && terminalOf(o.Case.Agent, t.lines) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // summary is what the lossless checks compare.

@@ -463,7 +463,7 @@ func execIn(ctx context.Context, cfg *Config, c *Case, dir, fakes string) (*Obse
 	// Judge the world as the adapter left it: what still runs after its
 	// exit (and a grace for its CLIs to follow) is recorded before the
 	// runner kills anything, so that cleanup never masks a leak.
-	o.Fake, o.Leftover = settle(olog, cmd.Process.Pid, mark, start, o.TimedOut)
+	o.Fake, o.Leftover = settle(olog, cmd.Process.Pid, mark, start, o.TimedOut, exitGraceOf(c.real != nil))
 	o.Wire = readWire(wire, o.FakeStarts())
 	return o, nil
 }

@@ -44,6 +44,21 @@ const envRunMark = "AGENTCONFORM_RUN_MARK"
 // before what still runs is recorded as left behind.
 const exitGrace = time.Second
 
+// realExitGrace is exitGrace for a real CLI, which may take seconds to
+// finish what a signal or the end of its stdin started on a loaded machine
+// (Claude Code 2.1.332 was still running 1 s after two SIGTERMs at a load
+// of 16): it has not been left behind until then.
+const realExitGrace = 5 * time.Second
+
+// exitGraceOf is the exit grace of a case run on a real CLI (real) or on
+// the fakes.
+func exitGraceOf(real bool) time.Duration {
+	if real {
+		return realExitGrace
+	}
+	return exitGrace
+}
+
 // Exit records the runner adds to the fakes' log (Action of an exit record
 // with Signal SIGKILL): the fake cannot log a SIGKILL, so the runner says
 // who killed it.
@@ -63,7 +78,7 @@ func newRunMark() string {
 }
 
 // settle judges the world as the adapter left it, before the runner
-// cleans up: it gives the fake CLIs exitGrace to exit, records every
+// cleans up: it gives the fake CLIs grace (exitGraceOf) to exit, records every
 // process of the case still running (fakes, and processes carrying mark or
 // in the adapter's process group pgid), and only then kills them all and
 // the adapter's group. It returns the fakes' final log, in which every
@@ -71,8 +86,8 @@ func newRunMark() string {
 // the adapter, or killed by the runner), and what was left running.
 // runnerKilled says the runner already killed the adapter's group (the
 // case timed out): a fake gone then was killed by the runner.
-func settle(observe *observeLog, pgid int, mark string, since time.Time, runnerKilled bool) ([]fakecli.Observation, []Leftover) {
-	deadline := time.Now().Add(exitGrace)
+func settle(observe *observeLog, pgid int, mark string, since time.Time, runnerKilled bool, grace time.Duration) ([]fakecli.Observation, []Leftover) {
+	deadline := time.Now().Add(grace)
 	var log []fakecli.Observation
 	for {
 		log, _ = observe.read()

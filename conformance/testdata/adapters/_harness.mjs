@@ -76,8 +76,13 @@ export class Adapter {
   interruptIgnored = 'interrupt: no running turn; ignored'; // logged when the interrupt op finds nothing to do
 
   // Writes the hello.
-  constructor({ name, agents, supports }) {
+  // groupSignals starts the CLI detached (a session of its own) and signals
+  // its process group, so that a CLI behind its npm launcher (Gemini's
+  // ignores signals) gets them; the default is the pid alone, as most
+  // wrappers do.
+  constructor({ name, agents, supports, groupSignals = false }) {
     NAME = name;
+    this.groupSignals = groupSignals;
     this.name = name;
     this.agents = agents;
     record('hello', { profile: 'native', agents, supports, name, version: '1' });
@@ -155,8 +160,9 @@ export class Adapter {
     const child = spawn(executable(s.agent), cliArgs(s.agent, prompt, s.permission, s.id, s.maxTurns), {
       cwd: s.cwd || process.cwd(),
       stdio: ['ignore', 'pipe', 'inherit'],
+      detached: this.groupSignals,
     });
-    const t = { child, terminal: false, error: '', spawnError: null, interrupted: '', timers: [], ...this.turnState() };
+    const t = { child, group: this.groupSignals, terminal: false, error: '', spawnError: null, interrupted: '', timers: [], ...this.turnState() };
     this.turn = t;
     const rl = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
     rl.on('line', (line) => this.line(t, line));
@@ -251,7 +257,16 @@ export class Adapter {
     if (!t || t.interrupted) return false;
     t.interrupted = why;
     const kill = (sig) => {
-      if (running(t.child)) t.child.kill(sig);
+      if (!running(t.child)) return;
+      if (!t.group) {
+        t.child.kill(sig);
+        return;
+      }
+      try {
+        process.kill(-t.child.pid, sig);
+      } catch (err) {
+        if (err.code !== 'ESRCH') log(`kill -${sig} ${t.child.pid}:`, err.message);
+      }
     };
     kill('SIGINT');
     t.timers.push(

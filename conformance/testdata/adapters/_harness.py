@@ -192,6 +192,11 @@ class Turn:
 
     terminal_event = "its terminal event"  # what a CLI that exits without it is said to lack
     escalation = ((2, signal.SIGTERM), (4, signal.SIGKILL))  # after the SIGINT of interrupt, while the CLI runs
+    # group_signals starts the CLI in a session of its own and signals its
+    # process group, so that a CLI behind its npm launcher (Gemini's
+    # ignores signals) gets them; the default is the pid alone, as most
+    # wrappers do.
+    group_signals = False
 
     def __init__(self, session, prompt):
         self.session = session
@@ -206,7 +211,8 @@ class Turn:
         return [executable(s.agent)] + cli_args(s.agent, prompt, s.permission, s.id, s.max_turns)
 
     def spawn(self, prompt):
-        return subprocess.Popen(self.argv(prompt), cwd=self.session.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+        return subprocess.Popen(self.argv(prompt), cwd=self.session.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                start_new_session=self.group_signals)
 
     def pump(self):
         self.read(self.proc.stdout)
@@ -245,7 +251,18 @@ class Turn:
 
     def signal(self, sig):
         if self.proc.poll() is None:
-            self.proc.send_signal(sig)
+            if self.group_signals:
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            else:
+                self.proc.send_signal(sig)
+
+    def kill(self):
+        """SIGKILL, as signal() sends it, and a wait for the CLI's exit."""
+        self.signal(signal.SIGKILL)
+        self.proc.wait()
 
     def finish(self):
         """The turn's (ok, error), once the CLI has exited."""
@@ -262,6 +279,14 @@ class Turn:
             return False, "%s exited without %s" % (agent, self.terminal_event)
         return True, ""
 
+
+
+class GroupTurn(Turn):
+    """A Turn whose CLI runs in a session of its own and is signalled as a
+    process group (what an adapter must do for a CLI behind its npm
+    launcher)."""
+
+    group_signals = True
 
 class Adapter:
     """The loop of an adapter that runs its CLI once per turn: hello, then one

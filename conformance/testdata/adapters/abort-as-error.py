@@ -17,7 +17,8 @@ stream says, onto "cancelled" and "error".
 Everything else follows conformance/HARNESS.md: hello first, the CLI's JSON
 lines handed on re-serialised (json.dumps), one turn_end per turn (with a
 reason), end last, exit 0 after close. Interrupt: SIGINT, SIGTERM 2 s later,
-SIGKILL 2 s after that, always waiting for the CLI. Claude runs in print
+SIGKILL 2 s after that, to the CLI's process group (it runs in a session of
+its own), always waiting for the CLI. Claude runs in print
 mode; a `send` resumes the session in a new process.
 """
 
@@ -33,7 +34,7 @@ STOPPED = {-signal.SIGINT, -signal.SIGTERM, -signal.SIGKILL, 130, 143}
 
 class AbortAsError(h.Adapter):
     def __init__(self):
-        super().__init__("abort-as-error", ["codex", "gemini", "claude"], ["interrupt", "max_turns"])
+        super().__init__("abort-as-error", ["codex", "gemini", "claude"], ["interrupt", "max_turns"], turn_class=h.GroupTurn)
 
     def done(self, turn):
         for t in turn.timers:

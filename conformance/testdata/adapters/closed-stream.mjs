@@ -4,7 +4,8 @@
 //
 // Planted bug: output after an interrupt is enqueued on a closed stream.
 // Each turn's events go through an output stream object. On `interrupt` the
-// adapter sends the CLI SIGINT, writes turn_end ok:false and closes the
+// adapter sends the CLI SIGINT (to its process group: the CLI runs detached),
+// writes turn_end ok:false and closes the
 // turn's stream; the CLI's stdout listener stays attached, so any line the
 // CLI writes after that is enqueued on the closed stream, which throws
 // "Invalid state: Controller is already closed" from the data handler: an
@@ -74,6 +75,6 @@ class ClosedStream extends Adapter {
   }
 }
 
-const adapter = new ClosedStream({ name: 'closed-stream', agents: ['codex', 'gemini'], supports: ['interrupt'] });
+const adapter = new ClosedStream({ name: 'closed-stream', agents: ['codex', 'gemini'], supports: ['interrupt'], groupSignals: true });
 process.on('SIGINT', () => adapter.interrupt('interrupted'));
 adapter.serve();

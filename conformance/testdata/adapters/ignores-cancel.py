@@ -6,8 +6,8 @@ Planted bug: cancellation is acknowledged and ignored. On `interrupt` the
 adapter does not touch the CLI at all: it writes turn_end ok:false error
 "cancelled" at once, as if it had cancelled the turn, while the CLI goes on
 working (its further output is still handed on, and a next `send` starts a
-new process beside it). Only `close` stops the CLI: SIGKILL (Popen.kill()),
-a wait for it, then the end record.
+new process beside it). Only `close` stops the CLI: SIGKILL to its process
+group (it runs in a session of its own), a wait for it, then the end record.
 
 How the real thing looks: an MCP server (or JSON-RPC tool host) that answers
 notifications/cancelled by marking the request done and replying, without
@@ -32,7 +32,7 @@ import _harness as h  # noqa: E402
 
 class IgnoresCancel(h.Adapter):
     def __init__(self):
-        super().__init__("ignores-cancel", ["codex", "gemini", "claude"], ["interrupt"], refusal="unknown agent %r")
+        super().__init__("ignores-cancel", ["codex", "gemini", "claude"], ["interrupt"], refusal="unknown agent %r", turn_class=h.GroupTurn)
         self.abandoned = []  # turns reported "cancelled" whose CLI still runs
 
     def interrupt(self):
@@ -50,8 +50,7 @@ class IgnoresCancel(h.Adapter):
         self.closing, self.pending = True, []
         # Only now is any CLI stopped: SIGKILL, and a wait for it.
         for t in self.abandoned + ([self.turn] if self.turn else []):
-            t.proc.kill()
-            t.proc.wait()
+            t.kill()
         return self.turn is None  # else the running turn's "done" (after its stdout ends) reports it
 
     def done(self, turn):

@@ -25,7 +25,7 @@ turn, end last, exit 0 after close. Stdin of the CLI is closed. A `send`
 runs the next turn in a new process (claude --resume=ID with the session id
 of the JSON result; gemini --resume latest, since text output names no
 session, or the id a `start` asked to resume). Interrupt: SIGINT, then SIGKILL if the CLI has not exited 3 s
-later; the adapter always waits for the CLI to exit and then reports what it
+later, to the CLI's process group (it runs in a session of its own); the adapter always waits for the CLI to exit and then reports what it
 printed and turn_end ok:false. `close` during a turn stops it the same way.
 """
 
@@ -40,6 +40,7 @@ import _harness as h  # noqa: E402
 
 class Turn(h.Turn):
     escalation = ((3, signal.SIGKILL),)
+    group_signals = True
     out = b""
 
     def argv(self, prompt):
