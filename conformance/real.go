@@ -339,8 +339,19 @@ type realSetupError struct{ err error }
 func (e *realSetupError) Error() string { return "the real CLI could not be set up: " + e.err.Error() }
 func (e *realSetupError) Unwrap() error { return e.err }
 
+// exitedZero reports whether the log shows pid exit with status 0.
+func exitedZero(o *Observation, pid int) bool {
+	for _, r := range o.Fake {
+		if r.PID == pid && r.Kind == "exit" {
+			return r.Signal == "" && r.Code != nil && *r.Code == 0
+		}
+	}
+	return false
+}
+
 // claudeStdinClosedEarly reports whether a Claude process reading
-// stream-json input had its stdin closed before it wrote its last result:
+// stream-json input had its stdin closed before it wrote its last result
+// (or exited 0 without one, which it does only at the end of its input):
 // the adapter ended the session under a turn (a Claude process ends at the
 // end of its input, the turn cut short), so a failure then is the
 // adapter's doing, not the CLI's.
@@ -359,15 +370,21 @@ func claudeStdinClosedEarly(o *Observation) bool {
 			continue
 		}
 		pid := ts[0].PID
-		at, closed := closedAt[pid]
-		if !closed {
-			continue
-		}
 		last := int64(-1)
 		for _, l := range ts {
 			if l.Obj != nil && l.Obj["type"] == "result" {
 				last = l.TMS
 			}
+		}
+		at, closed := closedAt[pid]
+		if !closed {
+			// The wrapper logs no end of stdin when the CLI ended with it
+			// without a word; with stream-json input Claude exits 0 without
+			// a result only at the end of its input.
+			if last < 0 && exitedZero(o, pid) {
+				return true
+			}
+			continue
 		}
 		if last < 0 || at < last {
 			return true
