@@ -18,8 +18,8 @@ func TestLosslessCutByAdapter(t *testing.T) {
 		`{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"Half of the answer."}}` + "\n")
 	obs := func(ok bool, log ...fakecli.Observation) *Observation {
 		o := &Observation{Case: &Case{Agent: "codex"}, Hello: &Hello{Profile: "unified"},
-			Fake: append([]fakecli.Observation{{Kind: "start", PID: 10, Argv: argv}}, log...),
-			Wire: []WireProcess{{PID: 10, Argv: argv, Bytes: wire}},
+			Fake:    append([]fakecli.Observation{{Kind: "start", PID: 10, Argv: argv}}, log...),
+			Wire:    []WireProcess{{PID: 10, Argv: argv, Bytes: wire}},
 			Records: []Record{{Kind: "hello"}, {Kind: "turn_end", OK: ok}, {Kind: "end"}}}
 		return o
 	}
