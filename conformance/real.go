@@ -269,6 +269,11 @@ func realOutcome(c *Case, o *Observation) (*Case, string) {
 	var why []string
 	for i, t := range ts {
 		switch {
+		case t.format == formatText:
+			// Text output says nothing of a failure but by the exit status
+			// (below): an empty answer with exit 0 is the CLI's own success
+			// (Gemini CLI stopped by its loop detection prints nothing and
+			// exits 0, as its stream-json result says success).
 		case t.format != formatStream:
 			if !t.ok {
 				failed = true
