@@ -115,8 +115,10 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 		return nil, "the CLI must ignore SIGTERM, which only a fake can make it"
 	}
 	// A case that resumes a session of an earlier run (its first turn
-	// done) gets one from the real CLI itself: the stage primes it.
-	prime := len(c.Sessions) > 0 && c.Resume == resumeID
+	// done) gets one from the real CLI itself: the stage primes it. So does
+	// an ACP client's session/load of the fixture's earlier session.
+	prime := len(c.Sessions) > 0 && c.Resume == resumeID ||
+		c.Agent == AgentGeminiACP && c.Resume != "" && !c.Expect.UnknownSession
 	scenario := path.Base(c.Fixture)
 	if alias := scenarioAlias[cli+"/"+scenario]; alias != "" {
 		scenario = alias
