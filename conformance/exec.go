@@ -933,7 +933,9 @@ func (d *driver) cliInTurn() bool {
 		return true
 	}
 	if d.c.Agent == "claude" {
-		d.inTurn = d.cli.initSeen
+		// A real Claude asked for text writes no system/init: it is in
+		// its turn once it asked the model.
+		d.inTurn = d.cli.initSeen || d.modelAsked != nil && d.modelAsked() > 0
 	} else {
 		d.inTurn = d.cli.lines > 0 || d.cliRunning()
 	}

@@ -24,7 +24,8 @@ import (
 type Leftover struct {
 	PID  int      `json:"pid"`
 	Argv []string `json:"argv"`
-	// CLI is true for a fake CLI process (it logged a start record).
+	// CLI is true for a fake CLI process (it logged a start record), and
+	// for the program a real CLI's wrapper started (the real CLI).
 	CLI bool `json:"cli"`
 	// Tool is true for a process a real CLI's tool started in a session
 	// of its own (run --cli real): a command's background process, which
@@ -249,7 +250,13 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 				continue // the wrapper's own (its canary), gone with the wrapper
 			}
 			seen[pid] = true
-			out = append(out, Leftover{PID: pid, Argv: procArgv(pid), Tool: tool})
+			// The program a real CLI's wrapper started (its child) is the
+			// CLI itself, as the fake in its place would be one process
+			// with the wrapper; what that program started in turn (a
+			// launcher's CLI) is another process, as a fake launcher's is.
+			_, wrapped := fakes[st.ppid]
+			cli := wrapped && !tool && realCLIProcess(pid)
+			out = append(out, Leftover{PID: pid, Argv: procArgv(pid), Tool: tool, CLI: cli})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
@@ -337,6 +344,7 @@ func runMarks(env []byte) []string {
 
 type procStatus struct {
 	state byte
+	ppid  int
 	pgrp  int
 	sid   int   // session
 	start int64 // clock ticks after boot
@@ -359,10 +367,11 @@ func procStat(pid int) (procStatus, bool) {
 	if len(f) < 20 {
 		return procStatus{}, false
 	}
+	ppid, _ := strconv.Atoi(f[1])
 	pgrp, _ := strconv.Atoi(f[2])
 	sid, _ := strconv.Atoi(f[3])
 	start, _ := strconv.ParseInt(f[19], 10, 64)
-	return procStatus{state: f[0][0], pgrp: pgrp, sid: sid, start: start}, true
+	return procStatus{state: f[0][0], ppid: ppid, pgrp: pgrp, sid: sid, start: start}, true
 }
 
 // procArgv reads the command line of pid.
@@ -391,6 +400,21 @@ func readBootTime() time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// realCLIProcess reports whether pid carries the mark of a real CLI's
+// process (realcli.EnvCLI).
+func realCLIProcess(pid int) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if bytes.HasPrefix(kv, []byte(realcli.EnvCLI+"=")) {
+			return true
+		}
+	}
+	return false
 }
 
 // realProcess tells the processes of a run on the real CLIs apart by the

@@ -5,9 +5,12 @@ package conformance
 import (
 	"os/exec"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentconform/agentconform/realcli"
 )
 
 func TestRunMarks(t *testing.T) {
@@ -97,5 +100,42 @@ func TestLeftoverEmptyEnvironNotKept(t *testing.T) {
 	}
 	if !found() {
 		t.Errorf("pid %d, which now carries the mark, is not found: its empty environment was kept from before its exec", pid)
+	}
+}
+
+// TestRealCLIChildIsTheCLI: the program a real CLI's wrapper started (its
+// child, with the real CLI's mark) is the CLI as the wrapper is, as a fake
+// in its place is one process; what that program started (a launcher's
+// CLI) is another process of the case, as a fake launcher's child is.
+func TestRealCLIChildIsTheCLI(t *testing.T) {
+	since := time.Now()
+	wrapper := exec.Command("sh", "-c", "(sleep 33; true) & sleep 31; wait")
+	wrapper.Env = []string{"PATH=/bin:/usr/bin", envRunMark + "=mark-real", realcli.EnvCLI + "=codex"}
+	wrapper.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := wrapper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-wrapper.Process.Pid, syscall.SIGKILL); wrapper.Wait() })
+	fakes := map[int][]string{wrapper.Process.Pid: {"codex", "exec"}}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		left := findLeftovers(0, "mark-real", since, fakes, nil)
+		var cli, other []string
+		for _, l := range left {
+			if l.CLI {
+				cli = append(cli, l.Argv[0])
+			} else {
+				other = append(other, strings.Join(l.Argv, " "))
+			}
+		}
+		// the wrapper, its two children (the subshell and sleep 31); the
+		// subshell's sleep 33 is another process
+		if len(cli) == 3 && len(other) == 1 && strings.Contains(other[0], "sleep 33") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("CLI processes %q, others %q; want the wrapper and its two children, and sleep 33", cli, other)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
