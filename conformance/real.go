@@ -113,6 +113,9 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 		return nil, "it paces or stalls the CLI's output, which only a fake can"
 	case c.Expect.IgnoresSIGTERM:
 		return nil, "the CLI must ignore SIGTERM, which only a fake can make it"
+	case c.Agent == "claude" && hasFault(c.Faults, "launcher"):
+		// docs/protocols/claude.md#launcher
+		return nil, "Claude from npm is its native binary, no launcher in front; the package's fallback launcher this case plays dies of a signal the CLI behind it never gets, which the wrapper standing for the process the adapter started cannot show"
 	}
 	// A case that resumes a session of an earlier run (its first turn
 	// done) gets one from the real CLI itself: the stage primes it. So does
@@ -149,6 +152,16 @@ var scenarioAlias = map[string]string{
 // realCLIOf is the CLI that serves the JSON-RPC surfaces' agents:
 // `codex app-server` and `gemini --acp`.
 var realCLIOf = map[string]string{AgentAppServer: "codex", AgentGeminiACP: "gemini"}
+
+// hasFault reports whether the fault spec names fault.
+func hasFault(spec, fault string) bool {
+	for _, item := range strings.Split(spec, ";") {
+		if name, _, _ := strings.Cut(strings.TrimSpace(item), ":"); name == fault {
+			return true
+		}
+	}
+	return false
+}
 
 // realFaults is a case's fault spec less the process faults a real CLI
 // plays itself: its npm launcher is the real one.

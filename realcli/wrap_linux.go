@@ -2,11 +2,13 @@ package realcli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -145,6 +147,9 @@ func wrap(cfg *Config, args []string) int {
 	}
 	detachStdio()
 
+	// Gemini CLI from npm relaunches itself behind a launcher that ignores
+	// SIGINT, SIGTERM and SIGHUP and passes none on, unless told not to.
+	swallows := cfg.CLI == "gemini" && envOf(cli.Env, "GEMINI_CLI_NO_RELAUNCH") == "" && envOf(cli.Env, "SANDBOX") == ""
 	exited := make(chan error, 1)
 	go func() { exited <- cli.Wait() }()
 	for {
@@ -159,7 +164,12 @@ func wrap(cfg *Config, args []string) int {
 			} else {
 				action = "group" // the CLI got it from the kill itself
 			}
-			log.logAt(at, "signal", "signal", fakecli.SignalName(sig), "action", action)
+			if !group && swallows {
+				// The launcher got it alone, and keeps it from the CLI.
+				log.logAt(at, "note", "message", fmt.Sprintf("%s to the %s launcher alone, which ignores it and passes on none (docs/protocols/gemini.md#launcher): the CLI behind it never got it", fakecli.SignalName(sig), cfg.CLI))
+			} else {
+				log.logAt(at, "signal", "signal", fakecli.SignalName(sig), "action", action)
+			}
 			log.flush()
 			if group {
 				// The canary keeps the signal pending for good: a fresh
@@ -281,4 +291,15 @@ func sessionOf0() int {
 		return 0
 	}
 	return int(sid)
+}
+
+// envOf returns the value of name in env, "" if unset.
+func envOf(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val // the last one counts
+		}
+	}
+	return v
 }

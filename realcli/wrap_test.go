@@ -118,12 +118,19 @@ func startWrapped(t *testing.T, faultSpec string) *wrapped {
 // startWrappedAs is startWrapped with the stand-in in mode (envStandIn).
 func startWrappedAs(t *testing.T, mode, faultSpec string) *wrapped {
 	t.Helper()
+	return startWrappedCLI(t, "claude", mode, faultSpec)
+}
+
+// startWrappedCLI is startWrappedAs with the stand-in playing cli, its
+// extra settings env over the stand-in's.
+func startWrappedCLI(t *testing.T, cli, mode, faultSpec string, env ...string) *wrapped {
+	t.Helper()
 	dir := t.TempDir()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &Config{CLI: "claude", Path: self, Version: "0.0.0-test", Env: []string{envStandIn + "=" + mode},
+	cfg := &Config{CLI: cli, Path: self, Version: "0.0.0-test", Env: append([]string{envStandIn + "=" + mode}, env...),
 		Faults: faultSpec, Deadline: time.Now().Add(time.Minute)}
 	cfgPath := filepath.Join(dir, "real.json")
 	if err := WriteConfig(cfgPath, cfg); err != nil {
@@ -132,7 +139,7 @@ func startWrappedAs(t *testing.T, mode, faultSpec string) *wrapped {
 	w := &wrapped{t: t, observe: filepath.Join(dir, "observe.jsonl"), wire: filepath.Join(dir, "wire"), lines: make(chan map[string]any, 64)}
 	os.Mkdir(w.wire, 0o755)
 	cmd := exec.Command(self)
-	cmd.Args = []string{"claude", "-p", "--output-format", "stream-json"}
+	cmd.Args = []string{cli, "-p", "--output-format", "stream-json"}
 	cmd.Env = append(os.Environ(), EnvConfig+"="+cfgPath, fakecli.EnvObserve+"="+w.observe, fakecli.EnvWire+"="+w.wire)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	w.stdin, _ = cmd.StdinPipe()
@@ -431,5 +438,48 @@ func TestCloseThenSignal(t *testing.T) {
 	closed, sigs := kinds(recs, "stdin_closed"), kinds(recs, "signal")
 	if len(sigs) != 1 || len(closed) != 1 || closed[0].TMS > sigs[0].TMS {
 		t.Errorf("stdin_closed %+v, signals %+v: want the end logged before the signal", closed, sigs)
+	}
+}
+
+// TestGeminiLauncherKeepsSignals: a signal to a Gemini CLI's pid alone
+// reaches its npm launcher, which keeps it from the CLI: it is logged as a
+// note, not as the CLI's signal (a fake gemini's launcher logs none
+// either); a group signal reaches the CLI. Without the launcher
+// (GEMINI_CLI_NO_RELAUNCH) the signal is passed on and logged.
+func TestGeminiLauncherKeepsSignals(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want []string
+	}{
+		{"launcher", nil, []string{"SIGINT group"}},
+		{"no launcher", []string{"GEMINI_CLI_NO_RELAUNCH=true"}, []string{"SIGINT group", "SIGTERM forwarded"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := startWrappedCLI(t, "gemini", "1", "", tc.env...)
+			syscall.Kill(-w.cmd.Process.Pid, syscall.SIGINT)
+			w.next("signal")
+			syscall.Kill(w.cmd.Process.Pid, syscall.SIGTERM)
+			w.next("signal") // the stand-in is no launcher: it got it
+			w.send("exit 0")
+			w.wait()
+			recs := w.log()
+			var got []string
+			for _, r := range kinds(recs, "signal") {
+				got = append(got, r.Signal+" "+r.Action)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("signal records %v, want %v", got, tc.want)
+			}
+			notes := 0
+			for _, r := range kinds(recs, "note") {
+				if strings.Contains(r.Message, "SIGTERM to the gemini launcher alone") {
+					notes++
+				}
+			}
+			if want := len(tc.env) == 0; (notes == 1) != want {
+				t.Errorf("%d notes of the launcher's SIGTERM, want one: %v", notes, want)
+			}
+		})
 	}
 }
