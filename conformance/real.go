@@ -102,6 +102,8 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 		return nil, "the CLI must ignore SIGTERM, which only a fake can make it"
 	case len(c.Sessions) > 0 && c.Resume == resumeID:
 		return nil, "it resumes a session seeded in the fakes' store"
+	case c.FaultsLaterOnly:
+		return nil, "it slows only a later process of the session, and the recording wrapper applies a case's faults to every process"
 	}
 	scenario := path.Base(c.Fixture)
 	if !capture.Playable(c.Agent, scenario) {
