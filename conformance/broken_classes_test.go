@@ -44,9 +44,17 @@ var classAdapters = []brokenAdapter{
 	// The watchdog's abort ends the session: the next turn never runs.
 	{bug: broken.WatchdogEndsSession, cases: []string{"claude/multi-turn/watchdog-then-turn", "codex/multi-turn/watchdog-then-turn", "codex/multi-turn"},
 		want: each([]string{"claude/multi-turn/watchdog-then-turn", "codex/multi-turn/watchdog-then-turn"}, Fail, "lifecycle/next-turn")},
+	// No watchdog at all: the stalled turn is the runner's to give up on,
+	// and no next turn runs. Only the watchdog's SHOULD fails; the next
+	// turn is not judged (it never was asked for).
+	{bug: broken.NoWatchdog, cases: []string{"codex/multi-turn/watchdog-then-turn", "claude/multi-turn/watchdog-then-turn"},
+		want: each([]string{"codex/multi-turn/watchdog-then-turn", "claude/multi-turn/watchdog-then-turn"}, NonStrict, "lifecycle/watchdog")},
 	// A refused resume asked for again: every later turn is refused too.
+	// (Claude's refusal ends its process: starting it again for the next
+	// turn is lifecycle/restarts-cli's, a SHOULD.)
 	{bug: broken.StickyResume, cases: []string{"claude/plain-text/resume-unknown-then-turn", "codex/plain-text/resume-unknown-then-turn", "codex/plain-text/resume-unknown", "codex/multi-turn"},
-		want: each([]string{"claude/plain-text/resume-unknown-then-turn", "codex/plain-text/resume-unknown-then-turn"}, Fail, "lifecycle/next-turn")},
+		want: merge(each([]string{"codex/plain-text/resume-unknown-then-turn"}, Fail, "lifecycle/next-turn"),
+			each([]string{"claude/plain-text/resume-unknown-then-turn"}, NonStrict, "lifecycle/restarts-cli"))},
 	// Patient with the first turn's start only: a later process slow to
 	// start is given up on.
 	{bug: broken.WarmStartTimeout, cases: []string{"codex/multi-turn/slow-next-start", "codex/multi-turn", "codex/plain-text/slow-start"},

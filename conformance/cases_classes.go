@@ -82,7 +82,10 @@ func classCases(agent string, byName map[string]*transcript.Transcript) []*Case 
 		cases = append(cases, &Case{ID: plain + "/resume-unknown-then-turn", Agent: agent, Fixture: plain, Permission: "allow",
 			Prompts: sessionPrompts(Prompts(t)[0], "plain-text", 2), Resume: unknownID,
 			Sessions:    []fakecli.SessionSeed{{CLI: agent, ID: decoyID, Fixture: plain, Next: 1, Title: "a later session", Age: time.Minute}},
-			Expect:      Expect{TurnFails: true, UnknownSession: true, NextTurn: true},
+			// Claude's process exits with its refusal: bringing a process
+			// back for the next turn is lifecycle/restarts-cli's, as after
+			// any death of Claude's one process.
+			Expect:      Expect{TurnFails: true, UnknownSession: true, NextTurn: true, CLIDies: agent == "claude"},
 			Description: "start by resuming a session the CLI does not have, which it refuses; the caller's next turn must work, in a session the CLI has (a new one), not run into the same refusal again"})
 	}
 	if t := byName[agent+"/permission-allow"]; t != nil && agent == "claude" {
