@@ -81,7 +81,7 @@ func classCases(agent string, byName map[string]*transcript.Transcript) []*Case 
 	if t := byName[plain]; t != nil {
 		cases = append(cases, &Case{ID: plain + "/resume-unknown-then-turn", Agent: agent, Fixture: plain, Permission: "allow",
 			Prompts: sessionPrompts(Prompts(t)[0], "plain-text", 2), Resume: unknownID,
-			Sessions:    []fakecli.SessionSeed{{CLI: agent, ID: decoyID, Fixture: plain, Next: 1, Title: "a later session", Age: time.Minute}},
+			Sessions: []fakecli.SessionSeed{{CLI: agent, ID: decoyID, Fixture: plain, Next: 1, Title: "a later session", Age: time.Minute}},
 			// Claude's process exits with its refusal: bringing a process
 			// back for the next turn is lifecycle/restarts-cli's, as after
 			// any death of Claude's one process.
