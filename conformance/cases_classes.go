@@ -26,6 +26,9 @@ const (
 	volumeLine = 4 << 10
 	// longSessionTurns is how many turns the long-session case runs.
 	longSessionTurns = 16
+	// longSessionTimeout bounds the long-session case: sixteen processes
+	// of a real Gemini CLI, each 2 to 4 s to start, take a minute.
+	longSessionTimeout = 3 * time.Minute
 )
 
 // lateAnswerMargin is how much longer than the adapter's watchdog time
@@ -44,8 +47,14 @@ func lateAnswerCase(cfg *Config, c *Case, h *Hello) *Case {
 	}
 	lc := *c
 	lc.PermissionDelay = stallAfter(cfg, h) + lateAnswerMargin
+	// The case's deadline leaves the turn its usual time after the wait.
+	lc.Timeout = max(c.Timeout, lc.PermissionDelay+lateAnswerRoom)
 	return &lc
 }
+
+// lateAnswerRoom is how long a late-answer case may take besides its
+// caller's wait: a real Claude's turn takes seconds of its own.
+const lateAnswerRoom = 40 * time.Second
 
 // classCases are those cases of one agent. byName holds the fixtures.
 func classCases(agent string, byName map[string]*transcript.Transcript) []*Case {
@@ -60,7 +69,7 @@ func classCases(agent string, byName map[string]*transcript.Transcript) []*Case 
 	if t := byName[multi]; t != nil {
 		two := Prompts(t)
 		long := &Case{ID: multi + "/long-session", Agent: agent, Fixture: multi, Permission: "allow",
-			Prompts: sessionPrompts(two[0], "multi-turn", longSessionTurns), Timeout: 60 * time.Second,
+			Prompts: sessionPrompts(two[0], "multi-turn", longSessionTurns), Timeout: longSessionTimeout,
 			Description: fmt.Sprintf("a session of %d turns: Claude's in one process (its last recorded turn again and again, each with message ids of its own), Codex's and Gemini's a process per turn resuming the session", longSessionTurns)}
 		if agent == "claude" {
 			long.Faults = fmt.Sprintf("turns:n=%d", longSessionTurns)
@@ -90,7 +99,7 @@ func classCases(agent string, byName map[string]*transcript.Transcript) []*Case 
 	}
 	if t := byName[agent+"/permission-allow"]; t != nil && agent == "claude" {
 		cases = append(cases, &Case{ID: agent + "/permission-allow/late-answer", Agent: agent, Fixture: agent + "/permission-allow",
-			Permission: "allow", PermissionDelay: DefaultStallAfter + lateAnswerMargin, Prompts: Prompts(t), Timeout: 45 * time.Second,
+			Permission: "allow", PermissionDelay: DefaultStallAfter + lateAnswerMargin, Prompts: Prompts(t),
 			Description: fmt.Sprintf("the caller answers the CLI's permission request %s longer than the adapter's watchdog time after it came (the delay shown is for the default 5 s; the runner sets it for the adapter's), as a person in the loop does: the CLI waits as long as it takes, and so must the adapter (no watchdog counting the wait, no timeout on the answer)", lateAnswerMargin)})
 	}
 	return cases
