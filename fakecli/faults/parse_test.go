@@ -172,8 +172,8 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("Parse(%q): %v", info.Name, err)
 		}
 	}
-	if kinds["pipe"] != 18 || kinds["event"] != 18 || kinds["process"] != 2 {
-		t.Errorf("kinds = %v, want 18 pipe, 18 event (6 of them ACP) and 2 process faults", kinds)
+	if kinds["pipe"] != 19 || kinds["event"] != 19 || kinds["process"] != 2 {
+		t.Errorf("kinds = %v, want 19 pipe, 19 event (6 of them ACP) and 2 process faults", kinds)
 	}
 	// Catalog returns a copy.
 	c := Catalog()
