@@ -197,9 +197,57 @@ func doubledTools(o *Observation) []string {
 			}
 		}
 	}
-	if len(out) == 0 {
-		if want, _, err := o.summaries(); err == nil && started > len(want.Tools) {
-			out = append(out, fmt.Sprintf("%d %s events for the CLI's %d tool calls", started, startType, len(want.Tools)))
+	if calls := cliToolCalls(o); len(out) == 0 && started > calls {
+		out = append(out, fmt.Sprintf("%d %s events for the CLI's %d tool calls", started, startType, calls))
+	}
+	return out
+}
+
+// cliToolCalls counts the tool calls the CLIs wrote: Claude's tool_use
+// blocks, Codex's tool items (every item but messages, reasoning and
+// errors) and Gemini's tool_use lines, each call once per process.
+func cliToolCalls(o *Observation) int {
+	n := 0
+	for _, lines := range o.wireLines() {
+		seen := map[string]bool{}
+		for _, l := range lines {
+			for _, id := range toolCallIDs(o.Case.Agent, l.Obj) {
+				if !seen[id] {
+					seen[id] = true
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// toolCallIDs returns the ids of the tool calls one CLI line announces.
+func toolCallIDs(agent string, obj map[string]any) []string {
+	var out []string
+	switch agent {
+	case "claude":
+		if obj["type"] != "assistant" {
+			break
+		}
+		msg, _ := obj["message"].(map[string]any)
+		blocks, _ := msg["content"].([]any)
+		for _, b := range blocks {
+			if m, _ := b.(map[string]any); strings.HasSuffix(str(m, "type"), "tool_use") && str(m, "id") != "" {
+				out = append(out, str(m, "id"))
+			}
+		}
+	case "codex":
+		switch str(obj, "item", "type") {
+		case "", "agent_message", "reasoning", "error":
+		default:
+			if strings.HasPrefix(str(obj, "type"), "item.") {
+				out = append(out, str(obj, "item", "id"))
+			}
+		}
+	case "gemini":
+		if obj["type"] == "tool_use" {
+			out = append(out, str(obj, "tool_id"))
 		}
 	}
 	return out
@@ -329,9 +377,11 @@ func doubledText(o *Observation) []string {
 	}
 	// Repeats inside one path's concatenated strings: text deltas that
 	// come again whole (the deltas, then the whole block, as one stream of
-	// text). Only where both sides are small enough to search (their
-	// lines' bytes bound their strings').
-	if rawSize(o.Events) > doublesPerPathMax || rawSize(cliEvents) > doublesPerPathMax {
+	// text), in a native adapter's events of its own shape (a unified or
+	// shim adapter's text is compared exactly, lossless/text). Only where
+	// both sides are small enough to search (their lines' bytes bound
+	// their strings').
+	if o.Hello.Profile != "native" || rawSize(o.Events) > doublesPerPathMax || rawSize(cliEvents) > doublesPerPathMax {
 		return out
 	}
 	got := o.infoIndex().paths
