@@ -205,13 +205,19 @@ func doubledTools(o *Observation) []string {
 
 // cliToolCalls counts the tool calls the CLIs wrote: Claude's tool_use
 // blocks, Codex's tool items (every item but messages, reasoning and
-// errors) and Gemini's tool_use lines, each call once per process.
+// errors) and Gemini's tool_use lines, each call once per process, and
+// each line of a Codex todo_list (a plan's every state).
 func cliToolCalls(o *Observation) int {
 	n := 0
 	for _, lines := range o.wireLines() {
 		seen := map[string]bool{}
-		for _, l := range lines {
+		for i, l := range lines {
 			for _, id := range toolCallIDs(o.Case.Agent, l.Obj) {
+				if str(l.Obj, "item", "type") == "todo_list" {
+					// Each state of Codex's plan is a call of its own to an
+					// adapter that shows it as Claude's TodoWrite.
+					id += "#" + strconv.Itoa(i)
+				}
 				if !seen[id] {
 					seen[id] = true
 					n++
