@@ -798,6 +798,12 @@ func (d *driver) answer(ev map[string]any) {
 	}
 	resp := controlAnswer(d.p.permission, req)
 	resp["request_id"] = id
+	if d.p.replyDelay > 0 && req["subtype"] == "can_use_tool" {
+		// A person deciding: the answer comes later, while the driver
+		// goes on reading what the CLI writes meanwhile.
+		time.AfterFunc(d.p.replyDelay, func() { d.send(map[string]any{"type": "control_response", "response": resp}) })
+		return
+	}
 	d.send(map[string]any{"type": "control_response", "response": resp})
 }
 

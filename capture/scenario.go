@@ -101,6 +101,10 @@ type proc struct {
 	permission string
 	// reply, when set, answers can_use_tool instead (scenario_control.go).
 	reply replyFunc
+	// replyDelay, when set, is how long the driver takes to answer each
+	// can_use_tool request, as a person deciding does
+	// (scenario_bugclasses.go); it goes on reading meanwhile.
+	replyDelay time.Duration
 	// preamble are stdin lines sent after initialize, before the first
 	// user message (scenario_control.go).
 	preamble []map[string]any
@@ -374,7 +378,7 @@ func Scenarios() []Scenario {
 		}},
 		unicodeScenario(),
 		unknownModelScenario(),
-	}, append(append(append(append(controlScenarios(), quirkScenarios()...), treeScenarios()...), appServerScenarios()...), acpScenarios()...)...)
+	}, append(append(append(append(append(controlScenarios(), quirkScenarios()...), treeScenarios()...), bugClassScenarios()...), appServerScenarios()...), acpScenarios()...)...)
 }
 
 func textIf(ok bool, s string) []string {

@@ -23,6 +23,10 @@ type Case struct {
 	// FaultsFirstOnly applies Faults only in the first CLI process that
 	// runs a turn, not in one the adapter starts to resume the session.
 	FaultsFirstOnly bool
+	// FaultsLaterOnly applies Faults in every CLI process that runs a turn
+	// but the first: a later turn's process (Codex and Gemini run one per
+	// turn) that is slow to start.
+	FaultsLaterOnly bool
 	// Seed, when not 0, is the fakes' seed for this case instead of
 	// Config.Seed: the fuzzer gives every execution its own.
 	Seed int64
@@ -39,6 +43,11 @@ type Case struct {
 	// declares max_turns, as the CLI stops a turn at a limit only when
 	// asked for one (docs/protocols/claude.md#max-turns).
 	MaxTurns int
+	// PermissionDelay, when set, is how long the caller takes to decide
+	// each permission request, as a person in the loop does: the start
+	// command gives it (its "permission_delay_ms" field), and the case
+	// needs an adapter that declares permission_delay.
+	PermissionDelay time.Duration
 	// Sessions are put into the fakes' session store before the adapter
 	// starts: the session a case resumes, a decoy beside it. A seed
 	// without Cwd belongs to the adapter's working directory.
@@ -103,6 +112,9 @@ type Expect struct {
 	IgnoresSIGTERM bool
 	// LineSize is the size of the ladder line in a buffer case.
 	LineSize int
+	// Volume is how many bytes the CLI writes in one turn of small lines
+	// in a volume case.
+	Volume int
 	// Unknown is true when the stream carries events or fields the adapter
 	// cannot know (forward compatibility).
 	Unknown bool

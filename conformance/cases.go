@@ -172,6 +172,7 @@ func generate(agents []string, versions map[string]string) ([]*Case, error) {
 		}
 		cases = append(cases, recoveryCases(agent, byName)...)
 		cases = append(cases, startupCases(agent, byName)...)
+		cases = append(cases, classCases(agent, byName)...) // cases_classes.go
 		base := agent + "/single-tool"
 		t := byName[base]
 		if t == nil {

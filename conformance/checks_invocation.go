@@ -177,6 +177,9 @@ func exitedBySignal(o *Observation, pid int) bool {
 }
 
 func judgeResume(o *Observation) Outcome {
+	if o.Case.Expect.UnknownSession {
+		return Outcome{Skip: true, Actual: "the CLI refused the session the first turn asked for: it announced none to pass on (lifecycle/next-turn judges the turn after)"}
+	}
 	starts := o.turnStarts()
 	if len(starts) < 2 {
 		return pass() // one process served every turn (Claude)

@@ -86,6 +86,12 @@ func (ps procSession) describe() string {
 }
 
 func judgeTurnAfterFailure(o *Observation) Outcome {
+	if o.Case.Watchdog && o.GaveUp {
+		// The first turn is the adapter's watchdog's to end: without one
+		// that fired (lifecycle/watchdog, a SHOULD, judges that), the
+		// runner gave up on the turn as a caller would and closed.
+		return Outcome{Skip: true, Actual: "the adapter's watchdog never ended the stalled turn (lifecycle/watchdog): the runner gave up and closed, so no next turn ran"}
+	}
 	ends := o.TurnEnds()
 	if len(ends) < 2 {
 		return failf("a turn_end for the next turn", "%d turn_end records: the next turn never ended", len(ends))

@@ -513,8 +513,11 @@ func caseEnv(cfg *Config, c *Case, fakes, sessions, observe, wire string) []stri
 	}
 	if c.Faults != "" {
 		env = append(env, fakecli.EnvFaults+"="+c.Faults)
-		if c.FaultsFirstOnly {
+		switch {
+		case c.FaultsFirstOnly:
 			env = append(env, fakecli.EnvFaultsScope+"=first")
+		case c.FaultsLaterOnly:
+			env = append(env, fakecli.EnvFaultsScope+"=later")
 		}
 	}
 	return env
@@ -693,6 +696,9 @@ func (d *driver) loop(ctx context.Context, lines <-chan adapterLine) {
 		}
 		if c.MaxTurns > 0 {
 			start["max_turns"] = c.MaxTurns
+		}
+		if c.PermissionDelay > 0 {
+			start["permission_delay_ms"] = c.PermissionDelay.Milliseconds()
 		}
 		d.send("start", start)
 		d.prompt = 1

@@ -83,6 +83,11 @@ const poolWeight = 128 << 20
 // the CLI's wire copy of the line, and what the adapter makes of it (a
 // Claude line comes twice, as text deltas and whole).
 func caseWeight(c *Case) int64 {
+	if c.Expect.Volume > 0 {
+		// Many small lines: the wire's copy (Claude's twice, as deltas
+		// and whole), the adapter's events and what both decode to.
+		return 12 * int64(c.Expect.Volume)
+	}
 	if c.Expect.LineSize < 1<<20 {
 		return 0
 	}

@@ -116,6 +116,8 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 	case c.Agent == "claude" && hasFault(c.Faults, "launcher"):
 		// docs/protocols/claude.md#launcher
 		return nil, "Claude from npm is its native binary, no launcher in front; the package's fallback launcher this case plays dies of a signal the CLI behind it never gets, which the wrapper standing for the process the adapter started cannot show"
+	case c.FaultsLaterOnly:
+		return nil, "it slows only a later process of the session, and the recording wrapper applies a case's faults to every process"
 	}
 	// A case that resumes a session of an earlier run (its first turn
 	// done) gets one from the real CLI itself: the stage primes it. So does

@@ -406,7 +406,7 @@ func probe(ctx context.Context, cfg *Config) (*Hello, error) {
 
 // runOne runs and judges one case.
 func runOne(ctx context.Context, cfg *Config, c *Case, hello *Hello) (*CaseResult, error) {
-	c = longTurnCase(cfg, c, hello)
+	c = lateAnswerCase(cfg, longTurnCase(cfg, c, hello), hello)
 	cr := &CaseResult{ID: c.ID, Adapter: cfg.Adapter.Name, Agent: c.Agent, Fixture: c.Fixture, CLIVersion: c.CLIVersion, Faults: c.Faults, Description: c.Description,
 		Reproduce: reproduce(cfg, c)}
 	if hello != nil && !hello.drives(c.Agent) {
@@ -516,6 +516,9 @@ func undeclared(c *Case, h *Hello, cfg *Config) string {
 	}
 	if c.MaxTurns > 0 && !h.supports("max_turns") {
 		return "the case sets a turn limit (the CLI stops a turn at one only when asked for it) and the adapter does not declare max_turns"
+	}
+	if c.PermissionDelay > 0 && !h.supports("permission_delay") {
+		return "the case's caller takes its time to answer a permission request (permission_delay_ms) and the adapter does not declare permission_delay"
 	}
 	return ""
 }

@@ -180,8 +180,33 @@ var scriptedAdapters = []scriptedAdapter{
 	// The CLI's process group signalled and reaped, stdout not waited for
 	// once the CLI has exited: every process-tree case passes.
 	{file: "process-group.mjs", cases: []string{"claude/interrupt/npm-launcher", "codex/interrupt/npm-launcher", "gemini/interrupt/npm-launcher", "codex/interrupt"}},
-	// A 1 MiB line limit with a clear error above it.
-	{file: "ladder-limit.py", cases: []string{"codex/single-tool/line-1048576", "codex/single-tool/line-1048577", "codex/single-tool/line-8388608"}},
+	// A 1 MiB line limit with a clear error above it: no silent loss, but a
+	// lost turn all the same, which the SHOULD of lines over 1 MiB reports.
+	{file: "ladder-limit.py", cases: []string{"codex/single-tool/line-1048576", "codex/single-tool/line-1048577", "codex/single-tool/line-8388608"},
+		want: each([]string{"codex/single-tool/line-1048577", "codex/single-tool/line-8388608"}, NonStrict, "buffer/long-line-intact")},
+
+	// Nothing twice: a native adapter that hands on the CLI's events, one
+	// kind of them twice. Every piece of information arrives, so only the
+	// count finds the copy.
+	{file: "double-events.py", cases: []string{"claude/single-tool", "codex/single-tool", "gemini/multi-tool", "codex/multi-turn"},
+		want: merge(each([]string{"claude/single-tool", "codex/single-tool", "gemini/multi-tool", "codex/multi-turn"}, Fail, "lossless/no-doubles"),
+			each([]string{"claude/single-tool", "codex/single-tool", "gemini/multi-tool", "codex/multi-turn"}, Informational, "lossless/events"))},
+	{file: "double-events.py", args: []string{"tool-result"}, cases: []string{"claude/multi-tool", "codex/single-tool", "gemini/multi-tool", "codex/plain-text"},
+		want: merge(each([]string{"claude/multi-tool", "codex/single-tool", "gemini/multi-tool"}, Fail, "lossless/no-doubles"),
+			each([]string{"claude/multi-tool", "codex/single-tool", "gemini/multi-tool"}, Informational, "lossless/events"))},
+	// Partial messages shown as text deltas of its own: every block once
+	// whole (the CLI's messages) and once in pieces, as the CLI wrote it.
+	{file: "partials.py", cases: []string{"claude/plain-text", "claude/multi-tool", "claude/text-blocks"},
+		want: each([]string{"claude/plain-text", "claude/multi-tool", "claude/text-blocks"}, Informational, "lossless/events")},
+	// Asked for and dropped: every block reaches the caller whole only.
+	{file: "partials.py", args: []string{"drop"}, cases: []string{"claude/plain-text", "claude/multi-tool", "claude/text-blocks"},
+		want: merge(each([]string{"claude/plain-text", "claude/multi-tool", "claude/text-blocks"}, Fail, "lossless/opt-in-streams"),
+			each([]string{"claude/plain-text", "claude/multi-tool", "claude/text-blocks"}, Informational, "lossless/events"))},
+	// The deltas, then the whole block as one more delta: the caller's
+	// text shows every block twice.
+	{file: "partials.py", args: []string{"double"}, cases: []string{"claude/plain-text", "claude/multi-tool", "claude/text-blocks"},
+		want: merge(each([]string{"claude/plain-text", "claude/multi-tool", "claude/text-blocks"}, Fail, "lossless/no-doubles"),
+			each([]string{"claude/plain-text", "claude/multi-tool", "claude/text-blocks"}, Informational, "lossless/events"))},
 }
 
 // interpreter returns the command that runs a script adapter, or skips

@@ -54,7 +54,9 @@ const (
 	// EnvFaultsScope is "first" to apply EnvFaults only in the first fake
 	// process of a session store that runs a turn (not a --version or
 	// --help probe): a stall meant for the first turn must not stall the
-	// process an adapter starts to resume the session.
+	// process an adapter starts to resume the session. "later" applies
+	// them in every such process but the first: a later turn's process
+	// that is slow to start.
 	EnvFaultsScope = "AGENTCONFORM_FAULTS_SCOPE"
 )
 

@@ -323,9 +323,11 @@ func (o *outWriter) flush() error {
 // faultsInScope reports whether this process applies EnvFaults: always,
 // unless EnvFaultsScope is "first", where only the first process of the
 // session store that is not a --version or --help probe does (it claims
-// a marker file there, atomically).
+// a marker file there, atomically), or "later", where every such process
+// but the first does.
 func faultsInScope(args []string, env func(string) string) bool {
-	if env(EnvFaultsScope) != "first" {
+	scope := env(EnvFaultsScope)
+	if scope != "first" && scope != "later" {
 		return true
 	}
 	for _, a := range args {
@@ -340,8 +342,8 @@ func faultsInScope(args []string, env func(string) string) bool {
 	}
 	f, err := os.OpenFile(filepath.Join(dir, ".agentconform-faulted"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
-		return false
+		return scope == "later" // not the first
 	}
 	f.Close()
-	return true
+	return scope == "first"
 }

@@ -264,6 +264,8 @@ var vocabulary = []opSpec{
 	{op: "acp_unknown_field", params: []paramSpec{{"nth", pNth}}},
 	{op: "acp_unknown_method", params: []paramSpec{{"after", pAfter}}},
 	{op: "acp_unknown_request", params: []paramSpec{{"after", pAfter}}},
+	{op: "volume", params: []paramSpec{{"bytes", pBytes16}}},
+	{op: "turns", params: []paramSpec{{"n", pNth}}},
 }
 
 // ladderSizes are the line sizes ladder mutations choose from: both sides

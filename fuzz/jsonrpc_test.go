@@ -37,6 +37,8 @@ var notForAppServer = map[string]string{
 	"acp_unknown_field":   "ACP sessions only",
 	"acp_unknown_method":  "ACP sessions only: unknown_method",
 	"acp_unknown_request": "ACP sessions only: unknown_request",
+	"volume":              "copies a CLI's JSONL assistant text lines",
+	"turns":               "repeats a turn of Claude's stream-json session",
 }
 
 // TestAppServerVocabularyCoversCatalog checks the app-server inputs'

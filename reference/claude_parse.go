@@ -94,9 +94,8 @@ type claudeParser struct {
 
 func newClaudeParser(opts Options) *claudeParser { return &claudeParser{opts: opts} }
 
-func (p *claudeParser) perTurnProcess() bool { return false }
-func (p *claudeParser) sessionID() string    { return p.sid }
-func (p *claudeParser) terminal() *terminal  { return p.term }
+func (p *claudeParser) sessionID() string   { return p.sid }
+func (p *claudeParser) terminal() *terminal { return p.term }
 
 func (p *claudeParser) beginTurn(int, string) []fact {
 	p.term = nil

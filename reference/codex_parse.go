@@ -96,9 +96,8 @@ type codexParser struct {
 
 func newCodexParser(opts Options) *codexParser { return &codexParser{opts: opts} }
 
-func (p *codexParser) perTurnProcess() bool { return true }
-func (p *codexParser) sessionID() string    { return p.sid }
-func (p *codexParser) terminal() *terminal  { return p.term }
+func (p *codexParser) sessionID() string   { return p.sid }
+func (p *codexParser) terminal() *terminal { return p.term }
 
 func (p *codexParser) beginTurn(n int, _ string) []fact {
 	p.proc, p.term, p.thread = n, nil, ""

@@ -25,6 +25,10 @@ type claudeDriver struct {
 	// sessionID is the session id the CLI announced ("" until it has):
 	// a turn after the process died starts it again, resuming that.
 	sessionID func() string
+	// begun is set once the current process wrote its system/init: it
+	// runs a session (one that writes a result before it refused the
+	// session asked for).
+	begun bool
 
 	mu      sync.Mutex
 	perms   map[string]permState // can_use_tool requests by request_id
@@ -62,7 +66,7 @@ func (d *claudeDriver) launch(cfg Config) error {
 	if err != nil {
 		return err
 	}
-	d.p = p
+	d.p, d.begun = p, false
 	context.AfterFunc(d.ctx, func() { p.stop(cfg.stopGrace()) })
 	// The first line need not be initialize (docs/protocols/claude.md#stdin), but the
 	// SDKs send it, and hooks or MCP servers would need it. A failure
@@ -81,13 +85,21 @@ func (d *claudeDriver) restart() error {
 	d.mu.Lock()
 	dead := d.deadErr
 	d.mu.Unlock()
-	if sid == "" {
-		return dead // nothing to resume
+	if !d.begun {
+		// The process began no session: it refused the one asked for
+		// (a result before its system/init, then an exit status: an
+		// unknown id), which the next process must not ask for again, or
+		// it died before it began, and the next asks for it once more.
+		// Without one asked for, a new session starts.
+		sid = d.cfg.Resume
+		if refused(d.p.exitErr()) {
+			d.cfg.Resume, sid = "", ""
+		}
 	}
 	cfg := d.cfg
 	cfg.Resume = sid
 	if err := d.launch(cfg); err != nil {
-		return fmt.Errorf("claude: starting it again to resume session %s after %v: %w", sid, dead, err)
+		return fmt.Errorf("claude: starting it again to resume session %q after %v: %w", sid, dead, err)
 	}
 	d.mu.Lock()
 	d.deadErr = nil
@@ -164,12 +176,21 @@ func (d *claudeDriver) turn(ctx context.Context, prompt string, interrupts <-cha
 				return TurnEnd{Interrupted: interrupted, Err: d.gone(feed, errors.New("claude exited before the turn's result"))}
 			}
 			d.control(l.data)
+			if !d.begun && bytes.Contains(l.data, []byte(`"init"`)) && isInit(l.data) {
+				d.begun = true
+			}
 			term, err := feed(l)
 			d.p.touch() // a line that took long to handle is no silence of the CLI's
 			if err != nil {
 				return TurnEnd{Interrupted: interrupted, Err: d.gone(feed, err)}
 			}
 			if term {
+				if !d.begun && d.p.waitExit(d.cfg.stopGrace()) {
+					// A result before the session began: the CLI refused
+					// the session asked for (an unknown --resume) and
+					// exits; the next turn starts it again (restart).
+					d.died(fmt.Errorf("claude exited after a turn that began no session (%v)", d.p.exitErr()))
+				}
 				return TurnEnd{Interrupted: interrupted}
 			}
 		case <-interrupts:
@@ -390,4 +411,14 @@ func mentionsControl(line []byte) bool {
 			return bytes.Contains(line[max(i-len(word), 0):], []byte(word+"_"))
 		}
 	}
+}
+
+// isInit reports whether a stdout line is Claude's system/init, which
+// begins a session's turn.
+func isInit(line []byte) bool {
+	var l struct {
+		Type    string `json:"type"`
+		Subtype string `json:"subtype"`
+	}
+	return json.Unmarshal(line, &l) == nil && l.Type == "system" && l.Subtype == "init"
 }

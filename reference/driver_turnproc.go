@@ -17,6 +17,16 @@ type turnProcDriver struct {
 	path      string
 	sessionID func() string
 	turns     int
+	last      error // how the last turn's process ended, unless the adapter stopped it
+}
+
+// refused reports whether a CLI process that announced no session ended
+// by refusing to run: it exited with a status of its own, not by a signal
+// (the CLIs refuse an unknown session so: Claude and Codex exit 1, Gemini
+// 42).
+func refused(xerr error) bool {
+	var xe *ExitError
+	return errors.As(xerr, &xe) && xe.Signal == "" && xe.Code != 0
 }
 
 func newTurnProcDriver(cfg Config, sessionID func() string) (*turnProcDriver, error) {
@@ -49,6 +59,15 @@ func (d *turnProcDriver) spec(prompt string) procSpec {
 
 func (d *turnProcDriver) turn(ctx context.Context, prompt string, interrupts <-chan struct{}, feed feedFunc) TurnEnd {
 	d.turns++
+	asked := d.sessionID() == "" && d.cfg.Resume != "" // the turn resumes the session the caller asked for
+	defer func() {
+		if asked && d.sessionID() == "" && refused(d.last) {
+			// The CLI refused it (an unknown or expired id): the next
+			// turn starts a session of its own instead of the same
+			// refusal (codex.md#session-resume, gemini.md#session-resume).
+			d.cfg.Resume = ""
+		}
+	}()
 	p, err := startProc(d.spec(prompt))
 	if err != nil {
 		return TurnEnd{Err: err}
@@ -119,6 +138,10 @@ loop:
 	}
 	p.waitStderr(d.cfg.stopGrace())
 	xerr := p.exitErr()
+	d.last = xerr
+	if end.Interrupted || end.TimedOut {
+		d.last = nil // stopped by the adapter: no refusal of the CLI's
+	}
 	switch {
 	case stallErr != nil:
 		end.Err = stallErr

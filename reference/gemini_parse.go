@@ -65,9 +65,8 @@ type geminiParser struct {
 
 func newGeminiParser(opts Options) *geminiParser { return &geminiParser{opts: opts} }
 
-func (p *geminiParser) perTurnProcess() bool { return true }
-func (p *geminiParser) sessionID() string    { return p.sid }
-func (p *geminiParser) terminal() *terminal  { return p.term }
+func (p *geminiParser) sessionID() string   { return p.sid }
+func (p *geminiParser) terminal() *terminal { return p.term }
 
 func (p *geminiParser) beginTurn(int, string) []fact {
 	p.term = nil

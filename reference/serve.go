@@ -39,15 +39,19 @@ type ServeOptions struct {
 
 // command is one line the runner writes (conformance/HARNESS.md).
 type command struct {
-	Op         string         `json:"op"`
-	Agent      string         `json:"agent"`
-	Prompt     string         `json:"prompt"`
-	Cwd        string         `json:"cwd"`
-	Model      string         `json:"model"`
-	Permission string         `json:"permission"`
-	Resume     string         `json:"resume"`
-	MaxTurns   int            `json:"max_turns"`
-	Options    commandOptions `json:"options"`
+	Op         string `json:"op"`
+	Agent      string `json:"agent"`
+	Prompt     string `json:"prompt"`
+	Cwd        string `json:"cwd"`
+	Model      string `json:"model"`
+	Permission string `json:"permission"`
+	Resume     string `json:"resume"`
+	MaxTurns   int    `json:"max_turns"`
+	// PermissionDelayMS is how long the caller takes to decide each
+	// permission request (a person in the loop): the policy's answer goes
+	// out that late.
+	PermissionDelayMS int64          `json:"permission_delay_ms"`
+	Options           commandOptions `json:"options"`
 }
 
 // commandOptions are the adapter-specific options of start.
@@ -164,7 +168,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts ServeOptions) 
 	s.w.record(record{
 		Kind: "hello", Profile: string(opts.Profile), Name: opts.Name, Version: opts.Version,
 		Agents:     []string{string(Claude), string(Codex), string(Gemini)},
-		Supports:   []string{"multi_turn", "resume", "interrupt", "permission", "max_turns"},
+		Supports:   []string{"multi_turn", "resume", "interrupt", "permission", "max_turns", "permission_delay"},
 		WatchdogMS: opts.StallTimeout.Milliseconds(),
 	})
 	return s.loop(in)
@@ -367,13 +371,26 @@ func (s *server) config(c command) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{
+	cfg := Config{
 		Agent: agent, Cwd: c.Cwd, Model: c.Model, Permission: perm, Resume: c.Resume, MaxTurns: c.MaxTurns, PartialMessages: true,
 		Sandbox: c.Options.Sandbox, ExtraArgs: c.Options.Args,
 		Env: s.opts.Env, Stderr: s.opts.Stderr, Logf: s.logf,
 		TurnTimeout: s.opts.TurnTimeout, StallTimeout: s.opts.StallTimeout, InterruptGrace: s.opts.InterruptGrace, StopGrace: s.opts.StopGrace,
 		Clock: s.opts.Clock, NewID: s.opts.NewID,
-	}, nil
+	}
+	if c.PermissionDelayMS > 0 {
+		delay := time.Duration(c.PermissionDelayMS) * time.Millisecond
+		cfg.CanUseTool = func(ctx context.Context, _ PermissionRequest) PermissionDecision {
+			t := time.NewTimer(delay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			return perm.decide()
+		}
+	}
+	return cfg, nil
 }
 
 func (s *server) startSession(cfg Config) (session, error) {

@@ -304,8 +304,8 @@ func withoutPath(env []string) []string {
 
 // TestSendAfterFailedTurn: a failed Codex turn leaves the session (the
 // thread is on disk: codex exec resume continues it); the next Send
-// resumes it in a new process. Only a CLI that never announced its
-// session ends it with a failed turn, and then Send says so.
+// resumes it in a new process. A CLI that never announced its session
+// leaves none to resume: the next Send starts a new one.
 func TestSendAfterFailedTurn(t *testing.T) {
 	fakes := fakecli.Start(t, fakecli.Options{Fixture: "codex/api-error-then-turn"})
 	cfg := fakeConfig(t, Codex, fakes)
@@ -343,11 +343,14 @@ func TestSendAfterFailedTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := s.Prompt(t.Context(), "hi"); err != nil || res.OK || !res.SessionEnded {
-		t.Fatalf("turn: %+v, %v; want a failure that ends the session", res, err)
+	if res, err := s.Prompt(t.Context(), "hi"); err != nil || res.OK || res.SessionEnded {
+		t.Fatalf("turn: %+v, %v; want a failure that leaves the session open", res, err)
 	}
-	if _, err := s.Send(t.Context(), "again"); !errors.Is(err, ErrSessionEnded) {
-		t.Errorf("Send after the end: %v, want ErrSessionEnded", err)
+	if _, err := s.Prompt(t.Context(), "again"); err != nil {
+		t.Errorf("Send after a turn that announced no session: %v, want a new turn", err)
 	}
 	s.Close(t.Context())
+	if starts := obsOf(observations(t, silent), "start"); len(starts) != 2 || slices.Contains(starts[1].Argv, "resume") {
+		t.Errorf("processes %+v, want a second exec that resumes nothing", starts)
+	}
 }

@@ -104,9 +104,6 @@ type parser interface {
 	line(raw []byte, owned bool) ([]fact, error)
 	// terminal is the current turn's terminal event, nil until read.
 	terminal() *terminal
-	// perTurnProcess is true for CLIs that run one process per turn (a
-	// failure before the CLI announced the session ends it).
-	perTurnProcess() bool
 	// sessionID is the CLI's session id, "" until known.
 	sessionID() string
 }
@@ -154,11 +151,7 @@ type core[E any] struct {
 	r     renderer[E]
 
 	started, ended bool
-	// announced is true once the CLI announced its session (Claude's
-	// system/init, Codex's thread.started, Gemini's init with an id):
-	// a session that can be resumed after a failed turn.
-	announced bool
-	turn      int
+	turn           int
 
 	// Tool ids: every raw id the CLI used maps to the unique id handed out
 	// (the raw id itself unless it was already used); open lists the tools
@@ -228,9 +221,6 @@ func (c *core[E]) emit(f fact) []E {
 	}
 	var out []E
 	if s, ok := f.(factSession); ok {
-		if s.id != "" {
-			c.announced = true
-		}
 		if c.started {
 			return nil
 		}
@@ -309,20 +299,13 @@ func (c *core[E]) closeTool(id string) {
 func (c *core[E]) EndTurn(end TurnEnd) ([]E, TurnResult) {
 	term := c.p.terminal()
 	oc, errText := judge(c.agent, term, end)
-	// A failed or cancelled turn leaves a session the CLI announced: the
-	// next turn resumes it (Codex and Gemini in a new process, Claude in
-	// a new one when its process is gone). One the CLI never announced
-	// has nothing to resume.
-	resumable := c.announced && c.p.sessionID() != ""
+	// No turn ends the session, whatever became of it (a failure, the
+	// watchdog's timeout, an interrupt): the next turn resumes the
+	// session the CLI announced (Codex and Gemini in a new process,
+	// Claude in a new one when its process is gone), or, when the CLI
+	// announced none, starts the one asked for or a new one. A caller's
+	// next turn works after any turn (docs/protocols/unified.md#session-resume).
 	over := false
-	switch oc {
-	case outcomeTimeout:
-		over = true
-	case outcomeFailed:
-		over = (c.p.perTurnProcess() || end.Err != nil) && !resumable
-	case outcomeCancelled:
-		over = !c.p.perTurnProcess() && end.Err != nil && !resumable
-	}
 	res := TurnResult{
 		OK:          oc == outcomeCompleted,
 		Error:       errText,

@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -123,7 +124,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 		agents = []string{"claude", "codex", "gemini"}
 	}
 	e.record(map[string]any{"agentconform": "hello", "profile": "native", "protocol": Protocol, "agents": agents,
-		"supports": []string{"multi_turn", "interrupt", "permission"}, "name": "acp: " + cfg.Agent, "version": cfg.Version})
+		"supports": []string{"multi_turn", "interrupt", "permission", "permission_delay"}, "name": "acp: " + cfg.Agent, "version": cfg.Version})
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
@@ -160,6 +161,9 @@ type command struct {
 	Model      string `json:"model"`
 	Permission string `json:"permission"`
 	Resume     string `json:"resume"`
+	// PermissionDelayMS is how long the caller takes to decide each
+	// permission request (a person in the loop).
+	PermissionDelayMS int64 `json:"permission_delay_ms"`
 }
 
 // editor is the state of one run.
@@ -184,6 +188,8 @@ type editor struct {
 
 	session    string
 	permission string
+	delay      time.Duration // how long the caller takes to answer a permission request
+	deciding   atomic.Int32  // permission requests the caller is still deciding
 
 	heardMu sync.Mutex
 	heard   time.Time // when the agent last wrote a line
@@ -294,6 +300,7 @@ func (e *editor) running() bool {
 // first turn.
 func (e *editor) begin(ctx context.Context, c command) {
 	e.permission = c.Permission
+	e.delay = time.Duration(c.PermissionDelayMS) * time.Millisecond
 	if err := e.spawn(ctx, c.Cwd); err != nil {
 		e.turnEnd(false, "failed", err.Error())
 		return
@@ -502,6 +509,25 @@ func (e *editor) answer(m *acp.Message) {
 			"message": `"Method not found": ` + m.Method, "data": map[string]any{"method": m.Method}}})
 		return
 	}
+	if e.delay > 0 {
+		// The caller takes its time to decide, as a person does; the
+		// editor goes on reading meanwhile.
+		e.deciding.Add(1)
+		time.AfterFunc(e.delay, func() {
+			e.answerPermission(m)
+			e.heardMu.Lock()
+			e.heard = time.Now() // the agent's silence counts from the answer
+			e.heardMu.Unlock()
+			e.deciding.Add(-1)
+		})
+		return
+	}
+	e.answerPermission(m)
+}
+
+// answerPermission answers session/request_permission by the harness
+// policy, or cancelled once the turn was cancelled.
+func (e *editor) answerPermission(m *acp.Message) {
 	e.turnMu.Lock()
 	cancelled := e.cancelled
 	e.turnMu.Unlock()
@@ -606,10 +632,10 @@ func (e *editor) call(method string, params any) (*acp.Message, error) {
 		case <-silence:
 			if ticks, ok := treeCPU(e.cmd.Process.Pid); !ok {
 				continue // cannot tell idle from busy: the runner's deadline decides
-			} else if ticks != cpu {
+			} else if ticks != cpu || e.deciding.Load() > 0 {
 				cpu = ticks
 				e.heardMu.Lock()
-				e.heard = time.Now() // busy: not silent
+				e.heard = time.Now() // busy, or waiting for the caller's answer: not silent
 				e.heardMu.Unlock()
 			}
 			e.heardMu.Lock()

@@ -455,7 +455,7 @@ func printCatalog(w io.Writer) {
 		fmt.Fprintf(w, "cases: %v\n", err)
 		return
 	}
-	fmt.Fprintln(w, "\nCLI versions (--cli-version CLI=VERSION; the default fixtures are the newest):")
+	fmt.Fprintln(w, "\nCLI versions (--cli-version CLI=VERSION; without it, each CLI's default fixtures):")
 	for _, cli := range conformance.CLIs {
 		known, err := conformance.KnownCLIVersions(cli)
 		if err != nil {

@@ -237,6 +237,17 @@ var defs = []*faultDef{
 			intParam("size", 1, maxLineSize, "1048577", true, "the line's length in bytes"),
 			intParam("nth", 1, maxCount, "chosen by the seed", false, "which text-bearing event (1-based)"),
 		}},
+	{name: "volume", kind: "pipe", steps: stepsVolume,
+		desc: "Writes, before the first assistant text line (Claude's assistant text block, Codex's agent_message, Gemini's assistant message), copies of it with texts and ids of their own, each exactly line bytes, until they make bytes in all: one turn of many small lines, every line short and valid, the turn long. Catches adapters with a cap on what one turn (or one process) may write: a child process's maxBuffer, a byte limit on the collected output.",
+		params: []paramDef{
+			intParam("bytes", 0, maxLineSize, "9437184", true, "bytes the copies make in all, newlines included (0: none)"),
+			intParam("line", 64, maxLineSize, "4096", true, "each copy's length in bytes (newline excluded)"),
+		}},
+	{name: "turns", kind: "event", steps: stepsTurns,
+		desc: "Repeats the last turn of a Claude process (its last user message and what the CLI wrote for it) until the process takes n user messages, each copy with message ids of its own: a long session in one process. Codex and Gemini run a process per turn and the fakes replay a session's last process for every later resume, so a long session needs no fault there. Catches adapters that keep per-turn state they never release, or whose handlers pile up turn after turn.",
+		params: []paramDef{
+			intParam("n", 1, 10000, "16", true, "user turns the process takes in all"),
+		}},
 	{name: "invalid_utf8", kind: "pipe", steps: stepsInvalidUTF8,
 		desc: `Inserts invalid UTF-8 bytes (\xff\xfe) inside a string value of one stdout line. Catches adapters that crash on, or silently mangle, bad encodings.`,
 		params: []paramDef{

@@ -172,8 +172,8 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("Parse(%q): %v", info.Name, err)
 		}
 	}
-	if kinds["pipe"] != 18 || kinds["event"] != 19 || kinds["process"] != 1 {
-		t.Errorf("kinds = %v, want 18 pipe, 19 event (6 of them JSON-RPC, and 4 ACP aliases of those) and 1 process fault", kinds)
+	if kinds["pipe"] != 19 || kinds["event"] != 20 || kinds["process"] != 1 {
+		t.Errorf("kinds = %v, want 19 pipe, 20 event (6 of them JSON-RPC, and 4 ACP aliases of those) and 1 process fault", kinds)
 	}
 	// Catalog returns a copy.
 	c := Catalog()

@@ -14,7 +14,7 @@ import { Readable, Writable } from 'node:stream';
 
 import { ClientSideConnection, PROTOCOL_VERSION, ndJsonStream } from '@agentclientprotocol/sdk';
 
-import { binScript, callerOptions, errorText, finish, hello, log, packageVersion, serve, turnEnd, write } from '../lib/harness.mjs';
+import { binScript, callerDelay, callerOptions, errorText, finish, hello, log, packageVersion, serve, turnEnd, write } from '../lib/harness.mjs';
 
 const PKG = '@zed-industries/claude-agent-acp';
 const CLIENT = '@agentclientprotocol/sdk';
@@ -23,7 +23,7 @@ const CLIENT = '@agentclientprotocol/sdk';
 // again after SIGTERM, before SIGKILL.
 const GRACE_MS = 2000;
 
-hello({ name: 'claude-agent-acp', pkg: PKG, agents: ['claude'], supports: ['multi_turn', 'resume', 'interrupt', 'permission'] });
+hello({ name: 'claude-agent-acp', pkg: PKG, agents: ['claude'], supports: ['multi_turn', 'resume', 'interrupt', 'permission', 'permission_delay'] });
 
 let child = null; // the agent process
 let exited = null; // resolves to a description of the agent's exit
@@ -31,6 +31,7 @@ let exitedWith = ''; // set once the agent has exited
 let conn = null; // the ClientSideConnection
 let sessionId = '';
 let permission = '';
+let startCmd = null; // the start command: the caller's permission delay
 let turn = null; // the last turn's promise
 let turnRunning = false; // a turn is running (its turn_end not written)
 
@@ -74,6 +75,7 @@ const client = {
     write(params);
   },
   async requestPermission(params) {
+    await callerDelay(startCmd); // the caller takes its time to decide
     const opt = pickOption(params.options ?? [], permission);
     const title = params.toolCall?.title ?? params.toolCall?.toolCallId ?? '';
     if (!opt) {
@@ -140,6 +142,7 @@ async function prompt(text) {
 // model if asked for, then the first turn.
 async function start(cmd) {
   permission = cmd.permission || '';
+  startCmd = cmd;
   try {
     startAgent(cmd);
     const init = await whileAlive(

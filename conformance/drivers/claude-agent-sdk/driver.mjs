@@ -6,13 +6,13 @@
 
 import { query } from '@anthropic-ai/claude-agent-sdk';
 
-import { Inbox, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
+import { Inbox, callerDelay, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
 
 hello({
   name: 'claude-agent-sdk',
   pkg: '@anthropic-ai/claude-agent-sdk',
   agents: ['claude'],
-  supports: ['multi_turn', 'resume', 'interrupt', 'permission', 'max_turns'],
+  supports: ['multi_turn', 'resume', 'interrupt', 'permission', 'max_turns', 'permission_delay'],
 });
 
 // The session: one query() in streaming input mode, fed by inbox.
@@ -70,6 +70,7 @@ function start(cmd) {
   // canUseTool answers the CLI's can_use_tool requests; giving it makes the
   // SDK pass --permission-prompt-tool=stdio.
   const canUseTool = async (toolName, input) => {
+    await callerDelay(cmd); // the caller takes its time to decide
     if (permission === 'allow') return { behavior: 'allow', updatedInput: input };
     return { behavior: 'deny', message: `agentconform: ${toolName} denied by the harness` };
   };

@@ -9,7 +9,7 @@
 
 import { createClaudeCode } from 'ai-sdk-provider-claude-code';
 
-import { Turns, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
+import { Turns, callerDelay, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
 
 hello({
   name: 'claude-code-provider',
@@ -18,7 +18,7 @@ hello({
   // multi_turn: the provider keeps the session id of its last call and
   // resumes it on the next; resume: its `resume` setting; interrupt: the
   // call's AbortSignal; permission: its `canUseTool` setting.
-  supports: ['multi_turn', 'resume', 'interrupt', 'permission', 'max_turns'],
+  supports: ['multi_turn', 'resume', 'interrupt', 'permission', 'max_turns', 'permission_delay'],
 });
 
 let model = null;
@@ -94,6 +94,7 @@ function start(cmd) {
   if (permission) {
     // canUseTool answers the CLI's permission questions by the policy.
     settings.canUseTool = async (toolName, input) => {
+      await callerDelay(cmd); // the caller takes its time to decide
       if (permission === 'allow') return { behavior: 'allow', updatedInput: input };
       return { behavior: 'deny', message: `agentconform: ${toolName} denied by the harness` };
     };

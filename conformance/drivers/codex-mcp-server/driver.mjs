@@ -36,6 +36,9 @@ await runMcpDriver({
   // one in the CLI's output.
   sessionOf: (result) => {
     const meta = Array.isArray(result?.content) ? result.content[0]?._meta : undefined;
-    return (meta && (meta.threadId || meta.sessionId)) || '';
+    // The Codex thread id only: the server's own sessionId (the one this
+    // driver passes) resumes nothing of the CLI's (HARNESS.md: turn_end's
+    // session_id is the CLI's session).
+    return (meta && meta.threadId) || '';
   },
 });

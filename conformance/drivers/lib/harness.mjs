@@ -60,6 +60,15 @@ export function errorText(err) {
   return String(err);
 }
 
+// callerDelay waits as long as the start command says its caller takes to
+// decide a permission request (permission_delay_ms, HARNESS.md: a person in
+// the loop): a driver that declares permission_delay awaits it in its
+// permission callback before it answers by the policy.
+export function callerDelay(cmd) {
+  const ms = Number(cmd?.permission_delay_ms) || 0;
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
 // callerOptions is the start command's options object (adapter-specific
 // settings the caller hands the library), or undefined.
 export function callerOptions(cmd) {

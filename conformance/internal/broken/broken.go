@@ -108,6 +108,10 @@ const (
 	// agentconform run) and cuts every turn that lasts as long, however
 	// busy the CLI (a client with a hard cap on a turn's length).
 	TurnCap Bug = "turn-cap"
+	// DoubleTurnCompleted writes every turnCompleted twice, the copy with
+	// an event id of its own (a turn's end handed on from the stream
+	// reader and again from the code that waits for the process).
+	DoubleTurnCompleted Bug = "double-turn-completed"
 )
 
 // Bugs of the naive adapter.
@@ -201,17 +205,58 @@ const (
 	// MaxTurnsDropped declares max_turns but starts Claude without the
 	// caller's --max-turns: the CLI runs on past the limit.
 	MaxTurnsDropped Bug = "max-turns-dropped"
+	// MessageIDAsSession reports as the turn's session id the id of the
+	// last line it read (a Claude line's uuid, a Codex item's id) instead
+	// of the session's: an id that looks right and resumes nothing.
+	MessageIDAsSession Bug = "message-id-as-session"
+	// PartialsDropped starts Claude with --include-partial-messages and
+	// drops the stream_event lines: every block reaches the caller whole,
+	// as if it had never asked.
+	PartialsDropped Bug = "partials-dropped"
+	// ReplayDropped starts Claude with --replay-user-messages and drops
+	// the echoes.
+	ReplayDropped Bug = "replay-dropped"
+	// TurnOutputCap keeps at most turnOutputCap bytes of what the CLI
+	// writes in one turn, as a child process's maxBuffer does: past it,
+	// it stops the CLI and fails the turn ("stdout maxBuffer length
+	// exceeded").
+	TurnOutputCap Bug = "turn-output-cap"
+	// SessionOutputCap keeps everything its Claude process writes, for
+	// the session's transcript, up to sessionOutputCap bytes: past it, it
+	// stops the CLI and fails the turn. Claude's process lives for the
+	// whole session, so only a long session reaches the cap.
+	SessionOutputCap Bug = "session-output-cap"
+	// WatchdogCountsPermission's watchdog counts the time a permission
+	// request waits for its caller's answer as the CLI's silence: a
+	// person who takes longer than the watchdog time to answer loses the
+	// turn.
+	WatchdogCountsPermission Bug = "watchdog-counts-permission"
+	// WatchdogEndsSession aborts the whole session when its watchdog
+	// fires (an AbortController the session's turns share): every later
+	// turn fails at once, never reaching a CLI.
+	WatchdogEndsSession Bug = "watchdog-ends-session"
+	// StickyResume keeps asking the CLI to resume the session the start
+	// named after the CLI refused it: every later turn is refused too.
+	StickyResume Bug = "sticky-resume"
+	// WarmStartTimeout waits for a CLI's first line patiently in the
+	// first turn only: from the second turn on, a Codex that has written
+	// nothing a second after it was started is given up on (the CLI is
+	// "warm" now, a start must be quick).
+	WarmStartTimeout Bug = "warm-start-timeout"
 )
 
 var serveModes = []Bug{ReferenceUnified, ReferenceShim, ReferencePatient, IgnoreInterrupt, WrongDecision, SuccessOnFailure,
 	NoSessionEnded, SwapToolIDs, DropTextChunk, DropUsage, StdoutLog, NoFailedTurnEnd, NoHello, LateHello,
-	ReasonAlwaysFailed, DropErrorText, PairByOrder, DeadAfterFailure, IgnoreResume, DropEarlyInterrupt, TurnCap}
+	ReasonAlwaysFailed, DropErrorText, PairByOrder, DeadAfterFailure, IgnoreResume, DropEarlyInterrupt, TurnCap,
+	DoubleTurnCompleted}
 
 var naiveModes = []Bug{Naive, SigtermInterrupt, Scanner64K, StderrUndrained, SigtermOnly, CodexStdinOpen, BareInterrupt, EnvelopeNoRequest,
 	DoubleAnswer, CodexFullAuto, ClaudeNoVerbose, StrictTypes, ResumeLast, KillClaude, AnswerAfterCancel, HumanPrompt, ChunkLines, ResultPrefix,
 	NoRestart, RestartNewSession,
 	AllowNoInput, DenyNoMessage, ResultTextOnly, ThinkingAsText, FirstBlockPerMessage,
-	NoWatchdog, WatchdogNoStop, MaxTurnsDropped}
+	NoWatchdog, WatchdogNoStop, MaxTurnsDropped,
+	MessageIDAsSession, PartialsDropped, ReplayDropped, TurnOutputCap, SessionOutputCap,
+	WatchdogCountsPermission, WatchdogEndsSession, StickyResume, WarmStartTimeout}
 
 // Modes lists every mode Main runs.
 func Modes() []Bug { return append(slices.Clone(serveModes), naiveModes...) }

@@ -33,6 +33,24 @@ const (
 	naiveStopGrace      = time.Second
 )
 
+// The bugs' limits.
+const (
+	// turnOutputCap is TurnOutputCap's cap on a turn's output: 8 MiB, as
+	// per-turn buffers in adapters have.
+	turnOutputCap = 8 << 20
+	// sessionOutputCap is SessionOutputCap's cap on what one Claude
+	// process writes: more than the two turns of claude/multi-turn
+	// (about 16 KB), less than a session of sixteen (about 130 KB).
+	sessionOutputCap = 64 << 10
+	// warmStartTimeout is how long WarmStartTimeout waits for a later
+	// turn's first line.
+	warmStartTimeout = time.Second
+)
+
+// errOutputCap is the failure of a turn whose output went past a bug's
+// cap, as Node's child_process words it.
+var errOutputCap = errors.New("stdout maxBuffer length exceeded")
+
 // command is one line of the runner (conformance/HARNESS.md).
 type command struct {
 	Op         string `json:"op"`
@@ -42,6 +60,9 @@ type command struct {
 	Permission string `json:"permission"`
 	Resume     string `json:"resume"`
 	MaxTurns   int    `json:"max_turns"`
+	// PermissionDelayMS is how long the caller takes to decide each
+	// permission request.
+	PermissionDelayMS int64 `json:"permission_delay_ms"`
 }
 
 // naive is the adapter's state. The translator is used by one goroutine
@@ -58,15 +79,64 @@ type naive struct {
 	resume  string // the session the start asked to resume
 	turns   int    // the caller's turn limit (max_turns), 0 for none
 	tr      reference.Translator[unified.Event]
-	emitted bool   // any event written
-	lastOK  bool   // the last turn succeeded
-	lastErr string // why it did not
+	emitted bool          // any event written
+	lastOK  bool          // the last turn succeeded
+	lastErr string        // why it did not
+	delay   time.Duration // how long the caller takes to answer a permission request
+	aborted bool          // WatchdogEndsSession: the watchdog fired
+	turnN   int           // turns started
+
+	turnBytes, procBytes int          // what the CLI wrote in the turn, and the Claude process in all
+	begun                bool         // the Claude process wrote its system/init
+	capped               bool         // TurnOutputCap, SessionOutputCap: past the cap, nothing more is handed on
+	pendingPerm          atomic.Int32 // permission requests waiting for the caller's answer
 
 	claude  *cliProc // the Claude process of the session
 	dead    error    // why the Claude process is gone, once it is
 	reqN    int
 	pending []func()        // AnswerAfterCancel's answers not sent yet
 	seenMsg map[string]bool // FirstBlockPerMessage: the message ids read
+	lastID  string          // MessageIDAsSession: the id of the last line read
+}
+
+// noteLastID keeps the id of a line that names itself: a Claude line's
+// uuid, a Codex item's id.
+func (n *naive) noteLastID(line []byte) {
+	var l struct {
+		UUID string `json:"uuid"`
+		Item struct {
+			ID string `json:"id"`
+		} `json:"item"`
+	}
+	if json.Unmarshal(line, &l) != nil {
+		return
+	}
+	switch {
+	case l.UUID != "":
+		n.lastID = l.UUID
+	case l.Item.ID != "":
+		n.lastID = l.Item.ID
+	}
+}
+
+// dropped reports whether the bug drops a line the adapter asked the CLI
+// for: a partial message (PartialsDropped), an echo of the user's message
+// (ReplayDropped).
+func dropped(bug Bug, line []byte) bool {
+	if bug != PartialsDropped && bug != ReplayDropped {
+		return false
+	}
+	var l struct {
+		Type     string `json:"type"`
+		IsReplay bool   `json:"isReplay"`
+	}
+	if json.Unmarshal(line, &l) != nil {
+		return false
+	}
+	if bug == PartialsDropped {
+		return l.Type == "stream_event"
+	}
+	return l.Type == "user" && l.IsReplay
 }
 
 // naiveTurn is a running turn.
@@ -85,7 +155,7 @@ func (t *naiveTurn) interrupt() {
 func runNaive(bug Bug, stdin io.Reader, stdout, stderr io.Writer) error {
 	n := &naive{bug: bug, out: &lines{w: stdout}, stderr: stderr, env: os.Environ(), lastOK: true}
 	hello := map[string]any{"agentconform": "hello", "profile": "unified", "agents": []string{"claude", "codex"},
-		"supports": []string{"multi_turn", "resume", "interrupt", "permission", "max_turns"}, "name": "agentconform-test-" + string(bug), "version": "test"}
+		"supports": []string{"multi_turn", "resume", "interrupt", "permission", "max_turns", "permission_delay"}, "name": "agentconform-test-" + string(bug), "version": "test"}
 	if bug != NoWatchdog {
 		hello["watchdog_ms"] = naiveIdle.Milliseconds()
 	}
@@ -197,6 +267,9 @@ func (n *naive) record(m map[string]any) {
 }
 
 func (n *naive) turnEnd(ok bool, msg, sid string) {
+	if n.bug == MessageIDAsSession && n.lastID != "" {
+		sid = n.lastID
+	}
 	r := map[string]any{"agentconform": "turn_end", "ok": ok}
 	if msg != "" {
 		r["error"] = msg
@@ -248,6 +321,7 @@ func (n *naive) begin(c command) error {
 		return errors.New("the naive adapter drives claude and codex only")
 	}
 	n.agent, n.cwd, n.perm, n.resume, n.turns = agent, c.Cwd, c.Permission, c.Resume, c.MaxTurns
+	n.delay = time.Duration(c.PermissionDelayMS) * time.Millisecond
 	perm, err := reference.ParsePermission(c.Permission)
 	if err != nil {
 		return err
@@ -278,10 +352,17 @@ func (n *naive) launchClaude(resume string) error {
 	if n.turns > 0 && n.bug != MaxTurnsDropped {
 		args = append(args, "--max-turns", strconv.Itoa(n.turns))
 	}
+	switch n.bug {
+	case PartialsDropped:
+		args = append(args, "--include-partial-messages")
+	case ReplayDropped:
+		args = append(args, "--replay-user-messages")
+	}
 	var err error
 	if n.claude, err = n.startCLI("claude", args, true); err != nil {
 		return err
 	}
+	n.procBytes, n.begun = 0, false
 	// The SDKs begin with initialize; so does this adapter.
 	n.reqN++
 	return n.claude.writeJSON(map[string]any{"type": "control_request", "request_id": "naive_" + strconv.Itoa(n.reqN),
@@ -293,6 +374,21 @@ func (n *naive) launchClaude(resume string) error {
 // the caller's next turn works.
 func (n *naive) restartClaude() error {
 	sid := n.tr.SessionID()
+	if !n.begun {
+		// The process began no session: it refused the one asked for
+		// (an unknown --resume: it exited with a status), which the next
+		// must not ask for again (StickyResume: it does), or it died
+		// before it began.
+		sid = n.resume
+		if refusedExit(n.claude) && n.bug != StickyResume {
+			n.resume, sid = "", ""
+		}
+		if err := n.launchClaude(sid); err != nil {
+			return fmt.Errorf("starting claude again after %v: %w", n.dead, err)
+		}
+		n.dead = nil
+		return nil
+	}
 	if n.bug == NoRestart || sid == "" {
 		return n.dead
 	}
@@ -319,8 +415,16 @@ func (n *naive) sandbox() string {
 func (n *naive) startTurn(prompt string, done chan<- reference.TurnResult) *naiveTurn {
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &naiveTurn{interrupts: make(chan struct{}, 1), cancel: cancel}
+	n.turnN++
+	n.turnBytes, n.capped = 0, false
 	go func() {
 		defer cancel()
+		if n.aborted {
+			// WatchdogEndsSession: the session's abort fired once, and
+			// every turn since shares it.
+			done <- reference.TurnResult{Error: "the session was aborted (its watchdog fired)", SessionID: n.tr.SessionID()}
+			return
+		}
 		n.emit(n.tr.BeginTurn(prompt))
 		if n.bug == HumanPrompt {
 			prompt = "Human: " + prompt
@@ -330,6 +434,9 @@ func (n *naive) startTurn(prompt string, done chan<- reference.TurnResult) *naiv
 			end = n.claudeTurn(ctx, prompt, t.interrupts)
 		} else {
 			end = n.codexTurn(ctx, prompt, t.interrupts)
+		}
+		if n.capped && end.Err == nil {
+			end.Err = errOutputCap
 		}
 		evs, res := n.tr.EndTurn(end)
 		n.emit(evs)
@@ -342,6 +449,31 @@ func (n *naive) startTurn(prompt string, done chan<- reference.TurnResult) *naiv
 // feed translates one stdout line. The error is a turn's failure: a last
 // line cut mid-way, or (StrictTypes) something unknown.
 func (n *naive) feed(l outLine) error {
+	if n.bug == MessageIDAsSession {
+		n.noteLastID(l.data)
+	}
+	n.turnBytes += len(l.data) + 1
+	n.procBytes += len(l.data) + 1
+	switch {
+	case n.bug == TurnOutputCap && n.turnBytes > turnOutputCap, n.bug == SessionOutputCap && n.agent == reference.Claude && n.procBytes > sessionOutputCap:
+		// The bug: past the cap the output is no longer kept, and the
+		// turn fails when it ends. The lines are still read (the turn's
+		// end is seen), their events never handed on.
+		n.capped = true
+	}
+	if n.capped {
+		_, err := n.tr.Line(l.data)
+		if err != nil && l.partial {
+			return fmt.Errorf("%s: output ended in the middle of a line: %w", n.agent, err)
+		}
+		return nil
+	}
+	if n.agent == reference.Claude && !n.begun && isClaudeInit(l.data) {
+		n.begun = true
+	}
+	if dropped(n.bug, l.data) {
+		return nil
+	}
 	var strict error
 	if n.bug == StrictTypes && n.agent == reference.Codex {
 		strict = strictCheck(l.data)
@@ -438,6 +570,11 @@ func (n *naive) claudeTurn(ctx context.Context, prompt string, interrupts <-chan
 				continue
 			}
 			if n.tr.Terminal() {
+				if !n.begun && p.wait(naiveStopGrace) {
+					// A result before the session began: the CLI refused
+					// the session asked for, and exits.
+					n.claudeGone(errors.New("claude refused the session and exited"))
+				}
 				if len(n.pending) > 0 {
 					// Done with the turn, the "user" answers what was
 					// asked, a moment later.
@@ -477,6 +614,10 @@ func (n *naive) claudeTurn(ctx context.Context, prompt string, interrupts <-chan
 			n.stop(p)
 			return reference.TurnEnd{Interrupted: true, Err: n.claudeGone(errors.New("claude did not end the interrupted turn; stopped it"))}
 		case <-idle.C:
+			if n.pendingPerm.Load() > 0 && n.bug != WatchdogCountsPermission {
+				p.touch() // the CLI waits for the caller's answer, not the other way round
+				continue
+			}
 			if n.bug == NoWatchdog || !p.stalled() {
 				continue
 			}
@@ -484,7 +625,8 @@ func (n *naive) claudeTurn(ctx context.Context, prompt string, interrupts <-chan
 				// The bug: the turn is given up on, the CLI left as it is.
 				return reference.TurnEnd{TimedOut: true, Err: fmt.Errorf("claude wrote nothing for %s", naiveIdle)}
 			}
-			n.stop(p)
+			n.aborted = n.bug == WatchdogEndsSession
+			n.release(p)
 			return reference.TurnEnd{TimedOut: true, Err: n.claudeGone(fmt.Errorf("claude wrote nothing for %s; stopped it", naiveIdle))}
 		case <-ctx.Done():
 			n.stop(p)
@@ -558,6 +700,14 @@ func (n *naive) control(p *cliProc, line []byte) {
 	switch {
 	case c.Request.Subtype != "can_use_tool":
 		answer()
+	case n.delay > 0:
+		// The caller takes its time to decide, as a person does.
+		n.pendingPerm.Add(1)
+		time.AfterFunc(n.delay, func() {
+			answer()
+			p.touch()
+			n.pendingPerm.Add(-1)
+		})
 	case n.bug == DoubleAnswer:
 		answer()
 		answer()
@@ -581,6 +731,7 @@ func (n *naive) codexTurn(ctx context.Context, prompt string, interrupts <-chan 
 	}
 	args = append(args, "-s", n.sandbox())
 	id := n.tr.SessionID()
+	asked := id == "" && n.resume != ""
 	if id == "" {
 		id = n.resume
 	}
@@ -605,6 +756,7 @@ func (n *naive) codexTurn(ctx context.Context, prompt string, interrupts <-chan 
 	)
 	idle := p.idle()
 	defer idle.Stop()
+	warm, started := n.bug == WarmStartTimeout && n.turnN > 1, time.Now()
 	// Once the CLI has exited, what it left in its group is killed and
 	// stdout gets a moment to end.
 	exited := p.exited
@@ -666,9 +818,16 @@ loop:
 			}
 			break loop
 		case <-idle.C:
+			if warm && !end.TimedOut && !p.wrote.Load() && time.Since(started) > warmStartTimeout {
+				// WarmStartTimeout: a later turn's CLI must start at once.
+				end.TimedOut = true
+				stopNow()
+				return reference.TurnEnd{TimedOut: true, Err: fmt.Errorf("codex wrote nothing %s after it started; gave up", warmStartTimeout)}
+			}
 			if n.bug == NoWatchdog || end.TimedOut || !p.stalled() {
 				continue
 			}
+			n.aborted = n.bug == WatchdogEndsSession
 			if n.bug == WatchdogNoStop {
 				return reference.TurnEnd{TimedOut: true, Err: fmt.Errorf("codex wrote nothing for %s", naiveIdle)}
 			}
@@ -691,6 +850,11 @@ loop:
 		p.wait(0)
 	}
 	n.reapGroup(p)
+	if asked && n.tr.SessionID() == "" && !end.Interrupted && !end.TimedOut && refusedExit(p) && n.bug != StickyResume {
+		// The CLI refused the session the start named (an unknown
+		// id): the next turn starts a session of its own.
+		n.resume = ""
+	}
 	switch xerr := p.exitErr(); {
 	case end.TimedOut:
 		end.Err = fmt.Errorf("codex wrote nothing for %s; killed it", naiveIdle)
@@ -712,6 +876,15 @@ func (n *naive) stop(p *cliProc) {
 	}
 	p.signal(syscall.SIGKILL)
 	p.wait(0)
+}
+
+// release stops a Claude the adapter gives up on as the SDKs end one:
+// stdin closed, a grace to exit, then stop's signals.
+func (n *naive) release(p *cliProc) {
+	p.closeStdin()
+	if !p.wait(naiveStopGrace) {
+		n.stop(p)
+	}
 }
 
 // shutdown releases the CLI at the end of the session: Claude's stdin is
@@ -757,6 +930,7 @@ type cliProc struct {
 	exited   chan struct{}
 	err      error
 	lastRead atomic.Int64 // UnixNano of the last read from stdout
+	wrote    atomic.Bool  // anything was read from stdout
 
 	stdinMu sync.Mutex
 	stdin   io.WriteCloser
@@ -809,7 +983,7 @@ func (n *naive) startCLI(name string, args []string, stdin bool) (*cliProc, erro
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	p.lastRead.Store(time.Now().UnixNano())
-	go p.read(&progress{r: outR, at: &p.lastRead}, outR, n.bug)
+	go p.read(&progress{r: outR, at: &p.lastRead, wrote: &p.wrote}, outR, n.bug)
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
@@ -832,13 +1006,17 @@ func (n *naive) executable(name string) (string, error) {
 
 // progress notes the time of every read, for the idle timer.
 type progress struct {
-	r  io.Reader
-	at *atomic.Int64
+	r     io.Reader
+	at    *atomic.Int64
+	wrote *atomic.Bool
 }
 
 func (pr *progress) Read(b []byte) (int, error) {
 	n, err := pr.r.Read(b)
 	pr.at.Store(time.Now().UnixNano())
+	if n > 0 && pr.wrote != nil {
+		pr.wrote.Store(true)
+	}
 	return n, err
 }
 
@@ -1007,4 +1185,26 @@ func (p *cliProc) exitErr() error {
 		return fmt.Errorf("%s: %w", p.name, p.err)
 	}
 	return nil
+}
+
+// isClaudeInit reports whether a stdout line is Claude's system/init.
+func isClaudeInit(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"init"`)) {
+		return false
+	}
+	var l struct {
+		Type    string `json:"type"`
+		Subtype string `json:"subtype"`
+	}
+	return json.Unmarshal(line, &l) == nil && l.Type == "system" && l.Subtype == "init"
+}
+
+// refusedExit reports whether p exited with a status of its own, not 0
+// and not by a signal: how the CLIs refuse a session they do not have.
+func refusedExit(p *cliProc) bool {
+	if !p.wait(-1) || p.cmd.ProcessState == nil {
+		return false
+	}
+	st := p.cmd.ProcessState
+	return st.Exited() && st.ExitCode() != 0
 }

@@ -298,6 +298,13 @@ func (f *filter) rewrite(line []byte) []byte {
 			m["toolId"], f.open = f.open[0], f.open[1:]
 			return remarshal(m, line)
 		}
+	case DoubleTurnCompleted:
+		// The copy is a new event of the adapter's, with an id of its own.
+		if m["type"] == "turnCompleted" {
+			f.out.line(line)
+			m["id"] = fmt.Sprint(m["id"], "-again")
+			return remarshal(m, line)
+		}
 	case DropUsage:
 		switch m["type"] {
 		case "turnCompleted":
