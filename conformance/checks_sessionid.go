@@ -14,7 +14,17 @@ const srcSessionIDs = "docs/protocols/unified.md#session-id"
 // A message's uuid there looks like a session id and resumes nothing.
 var CheckSessionID = register(&Check{Family: FamilyLifecycle, Rule: rule("lifecycle/session-id", "MUST",
 	"The session id an adapter reports (turn_end's session_id) is the CLI's session: Claude's session_id, Codex's thread_id, Gemini's session_id, the id that resumes the session (or the one the caller asked to resume). Not a message's uuid or id, an item's, a tool call's or a request's id, nor an id of the adapter's own. A turn_end without a session_id is not judged.", srcResume+"; "+srcSessionIDs),
-	Applies: doublesApplies, Judge: judgeSessionID})
+	Applies: sessionIDApplies, Judge: judgeSessionID})
+
+// sessionIDApplies: the JSONL profiles only. An ACP agent's sessionId is
+// the agent's to give (session/new answers it, session/load takes it
+// back), whatever session of the CLI it keeps behind it.
+func sessionIDApplies(c *Case, h *Hello) (bool, string) {
+	if ok, _ := acpApplies(c, h); ok {
+		return false, "an ACP agent's sessionId is its own (session/new gives it, session/load takes it back)"
+	}
+	return doublesApplies(c, h)
+}
 
 func judgeSessionID(o *Observation) Outcome {
 	sessions := map[string]bool{}

@@ -51,6 +51,10 @@ func standInCLIsRunning(t *testing.T, pre string) *RealCLIs {
 	return r
 }
 
+// standInWaitsForF is a stand-in's wait for the file $f to be removed (for at
+// most a minute): what it started in the background is then set up.
+const standInWaitsForF = `i=0; while [ -e "$f" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`
+
 // runOn runs mode's adapter on the cases globs selects, on the fakes or,
 // with real, on real.
 func runOn(t *testing.T, mode broken.Bug, real *RealCLIs, globs ...string) *Results {
@@ -158,7 +162,10 @@ func TestRealStandInCatchesBugs(t *testing.T) {
 // is never among the leftovers.
 func TestRealToolLeftover(t *testing.T) {
 	t.Parallel()
-	real := standInCLIsRunning(t, "setsid sleep 30 </dev/null >/dev/null 2>&1 &")
+	// The stand-in goes on once the tool's process is in its session (a
+	// loaded machine may run the CLI to its end before a background
+	// process it forked has called setsid).
+	real := standInCLIsRunning(t, `f=$(mktemp); setsid sh -c 'rm -f "$1"; exec sleep 30' _ "$f" </dev/null >/dev/null 2>&1 &`+"\n"+standInWaitsForF)
 	res := runOn(t, broken.ReferenceUnified, real, "codex/single-tool")
 	if len(res.Cases) != 1 {
 		t.Fatalf("%d cases", len(res.Cases))
@@ -166,7 +173,7 @@ func TestRealToolLeftover(t *testing.T) {
 	c := res.Cases[0]
 	for _, r := range c.Checks {
 		if r.Verdict.Failed(true) {
-			t.Errorf("%s %s: %s", r.Check, r.Verdict, r.Actual)
+			t.Errorf("%s %s: %s\n%s", r.Check, r.Verdict, r.Actual, c.Wire)
 		}
 	}
 	if !strings.Contains(c.Wire, "sleep 30") {
@@ -185,7 +192,7 @@ func TestRealCLISessionLeftover(t *testing.T) {
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("perl makes the process group here")
 	}
-	real := standInCLIsRunning(t, "perl -e 'setpgrp(0,0); sleep 31' </dev/null >/dev/null 2>&1 &")
+	real := standInCLIsRunning(t, `f=$(mktemp); perl -e 'setpgrp(0,0); unlink $ARGV[0]; sleep 31' "$f" </dev/null >/dev/null 2>&1 &`+"\n"+standInWaitsForF)
 	res := runOn(t, broken.ReferenceUnified, real, "codex/single-tool")
 	found := false
 	for _, r := range res.Cases[0].Checks {

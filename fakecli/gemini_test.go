@@ -53,11 +53,14 @@ func TestGeminiResume(t *testing.T) {
 
 // TestGeminiSignals: SIGINT and SIGTERM end the process with exit 0 and
 // no result, by Gemini's own behaviour and by the fixture's on_signal.
+// The CLI is signalled without its npm launcher (GEMINI_CLI_NO_RELAUNCH),
+// which ignores a signal to its pid alone (TestLauncherGeminiForwardsNothing).
 func TestGeminiSignals(t *testing.T) {
+	noLauncher := cmdOpts{env: []string{"GEMINI_CLI_NO_RELAUNCH=true"}}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/interrupt"})
-			l := startFake(t, f, "gemini", append(geminiP, "Run the end-to-end tests."), cmdOpts{})
+			l := startFake(t, f, "gemini", append(geminiP, "Run the end-to-end tests."), noLauncher)
 			l.stdin.Close()
 			l.until("tool_use", typeIs("tool_use"))
 			l.signal(sig)
@@ -81,7 +84,7 @@ func TestGeminiSignals(t *testing.T) {
 		}
 		fx.Steps = steps
 		f := fakecli.Start(t, fakecli.Options{Transcript: saveTranscript(t, fx)})
-		l := startFake(t, f, "gemini", append(geminiP, "Run"), cmdOpts{})
+		l := startFake(t, f, "gemini", append(geminiP, "Run"), noLauncher)
 		l.stdin.Close()
 		l.until("tool_use", typeIs("tool_use"))
 		l.signal(syscall.SIGTERM)

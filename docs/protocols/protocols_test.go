@@ -88,7 +88,7 @@ func TestMarkdownAnchors(t *testing.T) {
 }
 
 func TestFilesAndAnchors(t *testing.T) {
-	want := []string{"README.md", "acp.md", "claude.md", "codex-app-server.md", "codex.md", "gemini.md", "jsonl.md", "shim.md", "spec.md", "unified.md"}
+	want := []string{"README.md", "acp.md", "claude.md", "codex-app-server.md", "codex.md", "fidelity.md", "gemini.md", "jsonl.md", "shim.md", "spec.md", "unified.md"}
 	if got := strings.Join(Files(), " "); got != strings.Join(want, " ") {
 		t.Errorf("Files = %s, want %s", got, strings.Join(want, " "))
 	}

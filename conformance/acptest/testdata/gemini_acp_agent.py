@@ -8,8 +8,9 @@ session/prompt (`--resume ID` from the second on): the CLI's assistant
 deltas become agent_message_chunk updates, tool_use a tool_call,
 tool_result its tool_call_update (completed or failed), result the
 prompt's response (end_turn, or a JSON-RPC error for an error result or
-a CLI that ended without one); session/cancel sends the CLI SIGTERM and
-the prompt ends with stopReason cancelled. When its stdin ends it stops
+a CLI that ended without one); session/cancel sends the CLI's process
+group SIGTERM (gemini from npm runs behind a launcher that ignores a
+signal to its pid alone) and the prompt ends with stopReason cancelled. When its stdin ends it stops
 the CLI it runs and exits.
 
 --bug NAME (comma-separated) plants one bug each, for a check to find:
@@ -86,7 +87,8 @@ def run_prompt(rid, sid, text):
     args = [GEMINI, "-p", text, "-o", "stream-json", "-y"]
     if s["resume"]:
         args += ["--resume", s["resume"]]
-    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=sys.stderr)
+    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=sys.stderr,
+                            start_new_session=True)
     s["proc"] = proc
     result = None
     for line in cli_lines(proc.stdout):
@@ -144,12 +146,20 @@ def run_prompt(rid, sid, text):
 def stop(proc):
     if proc is None or proc.poll() is not None:
         return
-    proc.send_signal(signal.SIGTERM)
+    signal_group(proc, signal.SIGTERM)
     try:
         proc.wait(5)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        signal_group(proc, signal.SIGKILL)
         proc.wait()
+
+
+def signal_group(proc, sig):
+    """Signal the CLI's whole process group: its launcher and the CLI."""
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
 
 
 def main():
@@ -189,7 +199,7 @@ def main():
                     s["answered"] = True
                     respond(s["prompt_id"], {"stopReason": "cancelled"})
                 else:
-                    s["proc"].send_signal(signal.SIGTERM)
+                    signal_group(s["proc"], signal.SIGTERM)
         elif rid is not None:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found: %s" % method}})
     # stdin ended: the editor is gone.
