@@ -282,6 +282,9 @@ func realOutcome(c *Case, o *Observation) (*Case, string) {
 	if c.Agent == "claude" && claudeStdinClosedEarly(o) {
 		return c, "" // the adapter ended Claude's input before its turn's end
 	}
+	if c.Agent == AgentGeminiACP || c.Agent == AgentAppServer {
+		return rpcOutcome(c, o)
+	}
 	failed, cut := false, false
 	var why []string
 	for i, t := range ts {
@@ -325,6 +328,83 @@ func realOutcome(c *Case, o *Observation) (*Case, string) {
 	rc := *c
 	rc.Expect.TurnFails = failed
 	rc.Expect.StreamOnly = failed && cut && !exitedBadly
+	if failed {
+		return &rc, "the real CLI failed a turn the scenario's fixture completes (" + strings.Join(why, "; ") + "): the adapter is judged on that failure"
+	}
+	return &rc, "the real CLI completed every turn, where the scenario's fixture fails: the adapter is judged on the completed turns"
+}
+
+// rpcOutcome is realOutcome for the JSON-RPC CLIs, whose turns end in
+// a message, not a line of a stream: ACP's answer to session/prompt (a
+// result, or an error), the app server's turn/completed (its status).
+// A process that exits after it answered every prompt has not failed one
+// (the client closing the session ends it); one that exits badly with a
+// prompt unanswered has.
+func rpcOutcome(c *Case, o *Observation) (*Case, string) {
+	prompts := map[string]bool{} // request ids of ACP's session/prompt
+	for _, r := range o.Fake {
+		if r.Kind != "stdin" || r.Text == "" {
+			continue
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal([]byte(r.Text), &m) == nil && m.Method == "session/prompt" && len(m.ID) > 0 {
+			prompts[string(m.ID)] = true
+		}
+	}
+	asked, answered := 0, 0
+	var why []string
+	if c.Agent == AgentGeminiACP {
+		asked = len(prompts)
+	}
+	for _, lines := range o.wireLines() {
+		for _, l := range lines {
+			if l.Obj == nil {
+				continue
+			}
+			switch c.Agent {
+			case AgentGeminiACP:
+				id, _ := json.Marshal(l.Obj["id"])
+				if l.Obj["method"] != nil || !prompts[string(id)] {
+					continue
+				}
+				answered++
+				if e, ok := l.Obj["error"]; ok {
+					b, _ := json.Marshal(e)
+					why = append(why, fmt.Sprintf("session/prompt %s: error %s", id, clip(string(b), 160)))
+				}
+			case AgentAppServer:
+				if str(l.Obj, "method") != "turn/completed" {
+					continue
+				}
+				asked++
+				answered++
+				if st := str(l.Obj, "params", "turn", "status"); st == "failed" {
+					why = append(why, "turn/completed: status failed")
+				}
+			}
+		}
+	}
+	if answered < asked {
+		for _, s := range o.turnStarts() {
+			for _, r := range o.Fake {
+				if r.PID == s.PID && r.Kind == "exit" && (r.Signal != "" || r.Code != nil && *r.Code != 0) {
+					why = append(why, fmt.Sprintf("%d of %d prompts unanswered; %s exited %s", asked-answered, asked, strings.Join(s.Argv[:min(2, len(s.Argv))], " "), exitText(r)))
+				}
+			}
+		}
+	}
+	if answered == 0 && len(why) == 0 {
+		return c, "" // nothing the CLI said of a turn
+	}
+	failed := len(why) > 0
+	if failed == c.Expect.TurnFails {
+		return c, ""
+	}
+	rc := *c
+	rc.Expect.TurnFails, rc.Expect.StreamOnly = failed, false
 	if failed {
 		return &rc, "the real CLI failed a turn the scenario's fixture completes (" + strings.Join(why, "; ") + "): the adapter is judged on that failure"
 	}

@@ -43,4 +43,20 @@ func TestRealOutcome(t *testing.T) {
 	}
 	check("gemini text, empty, exit 0", gemini(&zero), false)
 	check("gemini text, empty, exit 1", gemini(&one), true)
+
+	acp := func(fails bool, answer string, code *int) *Observation {
+		a := []string{"gemini", "--experimental-acp"}
+		return &Observation{Case: &Case{Agent: AgentGeminiACP, real: &realCase{}, Expect: Expect{TurnFails: fails}},
+			Fake: []fakecli.Observation{{Kind: "start", PID: 9, Argv: a},
+				{Kind: "stdin", PID: 9, Text: `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{}}`},
+				{Kind: "exit", PID: 9, Code: code}},
+			Wire: []WireProcess{{PID: 9, Argv: a, Bytes: []byte(answer)}}}
+	}
+	ended := `{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}` + "\n"
+	refused := `{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"quota"}}` + "\n"
+	check("acp: the prompt answered, exit 1 after the close", acp(false, ended, &one), false)
+	check("acp: the prompt answered with an error", acp(false, refused, &zero), true)
+	check("acp: a failing fixture's prompt answered", acp(true, ended, &zero), true)
+	check("acp: no answer, exit 1", acp(false, "", &one), true)
+	check("acp: no answer, exit 0 (the client closed it)", acp(false, "", &zero), false)
 }
