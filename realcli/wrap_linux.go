@@ -52,29 +52,34 @@ func wrap(cfg *Config, args []string) int {
 	if err != nil {
 		return log.harness("the faults: %v", err)
 	}
+	// Gemini CLI from npm relaunches itself behind a launcher that ignores
+	// SIGINT, SIGTERM and SIGHUP and passes none on, unless told not to.
+	cliEnv := cfg.cliEnv(os.Environ())
+	swallows := cfg.CLI == "gemini" && envOf(cliEnv, "GEMINI_CLI_NO_RELAUNCH") == "" && envOf(cliEnv, "SANDBOX") == ""
+	var sigc chan os.Signal
+	var can *canary
+	defer func() { can.stop() }()
 	if d := plan.StartDelay(); d > 0 {
-		// A CLI still loading: a signal now kills it, as no handler is
-		// installed yet (and there is no CLI to pass it to).
+		if swallows {
+			// The launcher's handlers are in place before the delay is
+			// logged.
+			sigc, can = notifySignals(log)
+		}
 		for _, a := range plan.Applied() {
 			log.log("fault", "fault", a.Fault, "params", a.Params, "detail", a.Detail)
 		}
 		log.flush()
-		time.Sleep(d)
+		if !swallows {
+			// A CLI still loading: a signal now kills it, as no handler
+			// is installed yet (and there is no CLI to pass it to).
+			time.Sleep(d)
+		} else if code, ended := behindLauncher(log, cfg, d, sigc, can, start); ended {
+			return code
+		}
 	}
-
-	sigc := make(chan os.Signal, 16)
-	notify := make([]os.Signal, len(passedOn))
-	for i, s := range passedOn {
-		notify[i] = s
+	if sigc == nil {
+		sigc, can = notifySignals(log)
 	}
-	signal.Notify(sigc, notify...)
-	signal.Ignore(syscall.SIGPIPE)
-
-	can, err := startCanary()
-	if err != nil {
-		log.log("note", "message", "no canary ("+err.Error()+"): every signal is passed on, as if sent to the wrapper alone")
-	}
-	defer func() { can.stop() }()
 
 	// The CLI's stdin, stdout and stderr are pipes the relay holds the
 	// other ends of; a terminal stdin is the CLI's own.
@@ -100,7 +105,7 @@ func wrap(cfg *Config, args []string) int {
 	}
 
 	cli := exec.Command(cfg.Path, args...)
-	cli.Env = append(cfg.cliEnv(os.Environ()), EnvCLI+"="+strconv.Itoa(pid))
+	cli.Env = append(cliEnv, EnvCLI+"="+strconv.Itoa(pid))
 	cli.Stdin, cli.Stdout, cli.Stderr = cliIn, cliOut, cliErr
 	cli.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 
@@ -147,9 +152,6 @@ func wrap(cfg *Config, args []string) int {
 	}
 	detachStdio()
 
-	// Gemini CLI from npm relaunches itself behind a launcher that ignores
-	// SIGINT, SIGTERM and SIGHUP and passes none on, unless told not to.
-	swallows := cfg.CLI == "gemini" && envOf(cli.Env, "GEMINI_CLI_NO_RELAUNCH") == "" && envOf(cli.Env, "SANDBOX") == ""
 	exited := make(chan error, 1)
 	go func() { exited <- cli.Wait() }()
 	for {
@@ -166,7 +168,7 @@ func wrap(cfg *Config, args []string) int {
 			}
 			if !group && swallows {
 				// The launcher got it alone, and keeps it from the CLI.
-				log.logAt(at, "note", "message", fmt.Sprintf("%s to the %s launcher alone, which ignores it and passes on none (docs/protocols/gemini.md#launcher): the CLI behind it never got it", fakecli.SignalName(sig), cfg.CLI))
+				logLauncherKept(log, at, cfg, sig)
 			} else {
 				log.logAt(at, "signal", "signal", fakecli.SignalName(sig), "action", action)
 			}
@@ -186,6 +188,58 @@ func wrap(cfg *Config, args []string) int {
 			return finish(log, cfg, args, cli, werr, doneR)
 		}
 	}
+}
+
+// notifySignals has the wrapper catch the signals it passes on, and
+// starts the canary that tells a signal to its pid alone from its group's.
+func notifySignals(log *obsLog) (chan os.Signal, *canary) {
+	sigc := make(chan os.Signal, 16)
+	notify := make([]os.Signal, len(passedOn))
+	for i, s := range passedOn {
+		notify[i] = s
+	}
+	signal.Notify(sigc, notify...)
+	signal.Ignore(syscall.SIGPIPE)
+	can, err := startCanary()
+	if err != nil {
+		log.log("note", "message", "no canary ("+err.Error()+"): every signal is passed on, as if sent to the wrapper alone")
+	}
+	return sigc, can
+}
+
+// behindLauncher plays a start delay of a Gemini CLI that runs behind
+// its npm launcher: what loads slowly is the CLI the launcher relaunched
+// (the launcher relaunches within a second or so), so a signal to the
+// pid alone reaches the launcher, which ignores it, and one to the group
+// reaches the loading CLI, which dies of it (no handler yet) while the
+// launcher exits 1 (docs/protocols/gemini.md#launcher). ended is true,
+// with the exit code, when the wrapper has ended as the launcher would.
+func behindLauncher(log *obsLog, cfg *Config, d time.Duration, sigc chan os.Signal, can *canary, start time.Time) (code int, ended bool) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case <-timer.C:
+			return 0, false
+		case s := <-sigc:
+			sig := s.(syscall.Signal)
+			at := time.Since(start)
+			if can != nil && can.caught(sig) {
+				log.logAt(at, "signal", "signal", fakecli.SignalName(sig), "action", "group")
+				log.exit(1, "")
+				log.close()
+				return 1, true
+			}
+			logLauncherKept(log, at, cfg, sig)
+			log.flush()
+		}
+	}
+}
+
+// logLauncherKept notes a signal to Gemini CLI's launcher alone, which
+// the CLI behind it never gets.
+func logLauncherKept(log *obsLog, at time.Duration, cfg *Config, sig syscall.Signal) {
+	log.logAt(at, "note", "message", fmt.Sprintf("%s to the %s launcher alone, which ignores it and passes on none (docs/protocols/gemini.md#launcher): the CLI behind it never got it", fakecli.SignalName(sig), cfg.CLI))
 }
 
 // finish logs how the CLI ended (and what its output said of a refused

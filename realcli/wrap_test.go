@@ -171,8 +171,11 @@ func startWrappedCLI(t *testing.T, cli, mode, faultSpec string, env ...string) *
 			}
 		}
 	}()
-	w.cliPID = int(w.next("pid")["pid"].(float64))
-	w.next("system")
+	if !strings.Contains(faultSpec, "start_delay") {
+		// The stand-in says it runs (a start delay keeps it from running).
+		w.cliPID = int(w.next("pid")["pid"].(float64))
+		w.next("system")
+	}
 	return w
 }
 
@@ -482,4 +485,56 @@ func TestGeminiLauncherKeepsSignals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGeminiStartDelayBehindLauncher: a start delay of a Gemini CLI that
+// runs behind its npm launcher is played as the launcher's CLI loading:
+// a signal to the pid alone is the launcher's, which ignores it; one to
+// the group kills the loading CLI, and the launcher exits 1. Without the
+// launcher, a signal to the pid kills the CLI still loading.
+func TestGeminiStartDelayBehindLauncher(t *testing.T) {
+	w := startWrappedCLI(t, "gemini", "1", "start_delay:ms=60000")
+	waitLogged(t, w, "fault")
+	syscall.Kill(w.cmd.Process.Pid, syscall.SIGTERM)
+	waitLogged(t, w, "note")
+	syscall.Kill(-w.cmd.Process.Pid, syscall.SIGINT)
+	st := w.wait()
+	if st.ExitCode() != 1 {
+		t.Errorf("the wrapper ended %v, want exit 1 (the launcher's, its CLI killed)", st)
+	}
+	recs := w.log()
+	notes := 0
+	for _, r := range kinds(recs, "note") {
+		if strings.Contains(r.Message, "SIGTERM to the gemini launcher alone") {
+			notes++
+		}
+	}
+	sigs := kinds(recs, "signal")
+	if notes != 1 || len(sigs) != 1 || sigs[0].Signal != "SIGINT" || sigs[0].Action != "group" {
+		t.Errorf("%d notes of the launcher's SIGTERM, signals %+v; want one note and the group's SIGINT", notes, sigs)
+	}
+
+	w = startWrappedCLI(t, "gemini", "1", "start_delay:ms=60000", "GEMINI_CLI_NO_RELAUNCH=true")
+	waitLogged(t, w, "fault")
+	syscall.Kill(w.cmd.Process.Pid, syscall.SIGTERM)
+	if st := w.wait(); st.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
+		t.Errorf("without the launcher the wrapper ended %v, want death by SIGTERM", st)
+	}
+}
+
+// waitLogged waits until the wrapper has logged a record of kind.
+func waitLogged(t *testing.T, w *wrapped, kind string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		f, err := os.Open(w.observe)
+		if err != nil {
+			continue // not written yet
+		}
+		recs, _ := fakecli.ReadObservations(f)
+		f.Close()
+		if len(kinds(recs, kind)) > 0 {
+			return
+		}
+	}
+	t.Fatalf("no %s record after 30 s", kind)
 }
