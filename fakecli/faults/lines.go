@@ -153,6 +153,13 @@ func stepsBanner(c *stepCtx, steps []transcript.Step) []transcript.Step {
 		at = len(o) + 1
 	}
 	c.record(fmt.Sprintf("non-JSON line %q on stdout %s%s", text, afterWhat(steps, o, at-1), note), "at", strconv.Itoa(at))
+	if at == 1 {
+		// The first line a CLI writes, before it reads anything: ahead of
+		// what the fake answers by itself (Claude's control responses),
+		// as a real CLI's warning banner, and the real-CLI wrapper's
+		// banner, come first.
+		return insert(steps, 0, transcript.Step{Op: transcript.OpOut, Text: text})
+	}
 	return insert(steps, afterOut(o, at-1), transcript.Step{Op: transcript.OpOut, Text: text})
 }
 

@@ -115,8 +115,10 @@ func TestComposition(t *testing.T) {
 	if !bytes.HasPrefix(all, []byte(defaultBanner+"\n{")) || bytes.HasSuffix(all, []byte("\n")) || len(writes) != len(all) {
 		t.Errorf("stream: %d writes, %d bytes", len(writes), len(all))
 	}
-	if steps[0].Op != transcript.OpErr || steps[len(steps)-1].Code != 3 {
-		t.Errorf("steps %v ... %v", steps[0].Op, steps[len(steps)-1])
+	// The banner is the CLI's first line, before it reads anything; the
+	// flood comes before the first line of the stream.
+	if steps[0].Op != transcript.OpOut || steps[0].Text != defaultBanner || steps[1].Op != transcript.OpErr || steps[len(steps)-1].Code != 3 {
+		t.Errorf("steps %v %v ... %v", steps[0].Op, steps[1].Op, steps[len(steps)-1])
 	}
 }
 
