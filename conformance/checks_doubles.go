@@ -33,6 +33,12 @@ func doublesApplies(c *Case, _ *Hello) (bool, string) {
 	return true, ""
 }
 
+// hookCallback reports whether a Claude line is the CLI's call of an SDK
+// hook (a control_request of subtype hook_callback).
+func hookCallback(obj map[string]any) bool {
+	return str(obj, "type") == "control_request" && str(obj, "request", "subtype") == "hook_callback"
+}
+
 // doublesPerPathMax bounds the text per JSON path that the repeated-text
 // count searches: a case of many megabytes (the volume cases) is judged on
 // whole values only.
@@ -336,6 +342,13 @@ func doubledText(o *Observation) []string {
 			continue
 		}
 		for _, l := range t.lines {
+			if l.Obj != nil && hookCallback(l.Obj) {
+				// What the CLI hands an SDK's hook (PostToolUse's
+				// tool_response) is a copy the CLI wrote: an adapter that
+				// passes it on besides the tool's result doubles nothing.
+				cliEvents = append(cliEvents, Event{Obj: l.Obj})
+				continue
+			}
 			if l.Obj == nil || controlTypes[str(l.Obj, "type")] {
 				continue
 			}
