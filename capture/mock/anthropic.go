@@ -163,7 +163,7 @@ func (s *Server) anthropicAnswer(w http.ResponseWriter, r *http.Request, stream 
 			if i == 0 {
 				e.event("ping", o("type", "ping"))
 			}
-			for _, chunk := range b.text {
+			for _, chunk := range streamedText(b.text) {
 				e.event("content_block_delta", o("type", "content_block_delta", "index", i, "delta", o("type", "text_delta", "text", chunk)))
 			}
 		} else {
@@ -187,6 +187,35 @@ const mockSignature = "bW9jay1zaWduYXR1cmU="
 
 // splitHalf cuts s in two (at a rune boundary), as streamed JSON arrives
 // in pieces.
+// streamedText is how a text block's chunks are streamed: as scripted,
+// but a block scripted in one chunk goes out in two, cut at the space
+// nearest its middle, as the API streams text in pieces of a few tokens
+// (a Claude asked for partial messages shows each as a delta; a block in
+// one delta would show an adapter's handling of deltas nothing).
+func streamedText(chunks []string) []string {
+	if len(chunks) != 1 {
+		return chunks
+	}
+	s := chunks[0]
+	best := -1
+	for i := 1; i < len(s); i++ {
+		if s[i] == ' ' && (best < 0 || abs(i-len(s)/2) < abs(best-len(s)/2)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return chunks
+	}
+	return []string{s[:best], s[best:]}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
 func splitHalf(s string) []string {
 	if len(s) < 2 {
 		return []string{s}

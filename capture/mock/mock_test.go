@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -540,5 +541,22 @@ func TestWaitHoldsEveryAPI(t *testing.T) {
 				t.Fatal("Close hangs on a request held for a client that left")
 			}
 		})
+	}
+}
+
+// TestStreamedText: a text block scripted in one chunk goes out in two,
+// cut at the space nearest its middle; one scripted in chunks, or with
+// no space to cut at, as scripted.
+func TestStreamedText(t *testing.T) {
+	for _, tc := range []struct {
+		in, want []string
+	}{
+		{[]string{"Hello! How can I help you today?"}, []string{"Hello! How can I", " help you today?"}},
+		{[]string{"a", "b"}, []string{"a", "b"}},
+		{[]string{"word"}, []string{"word"}},
+	} {
+		if got := streamedText(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("streamedText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
