@@ -1,6 +1,7 @@
 package fakecli
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -376,6 +377,7 @@ func claudeResolve(p *proc, f *claudeFlags, st *store, ref, here string) (ses *s
 			ses = recorded("claude", ref, f.resume, here, "session_id")
 		}
 		if ses == nil {
+			p.takeStdin(claudeStartRead)
 			msg := "No conversation found with session ID: " + f.resume
 			code := p.sessionError(SessionNotFound, f.resume, msg, 1)
 			if f.outputFormat == "stream-json" {
@@ -388,10 +390,42 @@ func claudeResolve(p *proc, f *claudeFlags, st *store, ref, here string) (ses *s
 			return nil, p.harnessError(err), false
 		}
 		if ses == nil {
+			p.takeStdin(claudeStartRead)
 			return nil, p.sessionError(SessionNotFound, "", "No conversation found to continue", 1), false
 		}
 	}
 	return ses, 0, true
+}
+
+// claudeStartRead is how long Claude Code, started, takes what comes on
+// its stdin before it looks at --resume and --continue: Node reads the
+// pipe as the process starts, and 2.1.331 refused an unknown session
+// 358 ms in (testdata/captures/claude/2.1.331/resume-unknown-id-stdin.jsonl).
+// A client's first line written at once is then out of the pipe, not
+// left for an EPIPE.
+const claudeStartRead = 300 * time.Millisecond
+
+// takeStdin reads stdin for up to d (less when it ends), as a CLI still
+// starting takes what is in its pipe without acting on it, logging each
+// line read.
+func (p *proc) takeStdin(d time.Duration) {
+	if p.stdin == nil || p.stdinTTY {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(p.stdin)
+		sc.Buffer(make([]byte, 64<<10), 64<<20)
+		for sc.Scan() {
+			p.obs.log("stdin", "line", sc.Text(), "matched", "ignored")
+			p.obs.flush()
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // claudeNoConversation is the result line Claude Code writes for a resume

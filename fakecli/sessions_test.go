@@ -451,3 +451,28 @@ func TestGeminiResumeAfterAPIError(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeTakesStdinBeforeRefusing: a Claude asked to resume a session
+// it does not have takes what its client wrote at once before it refuses
+// (Node reads the pipe as it starts), so the client's first line is read
+// and logged, not left for an EPIPE; the refusal is unchanged.
+func TestClaudeTakesStdinBeforeRefusing(t *testing.T) {
+	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/plain-text"})
+	msg := `{"type":"user","message":{"role":"user","content":"hi"}}`
+	r := runFake(t, f, "claude", []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+		"--resume", "11111111-2222-4333-8444-555555555555"}, cmdOpts{stdin: msg + "\n"})
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "No conversation found with session ID: ") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	obs, err := f.Observations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := false
+	for _, o := range obs {
+		read = read || o.Kind == "stdin" && o.Text == msg
+	}
+	if !read {
+		t.Errorf("the client's line was not read before the refusal: %+v", obs)
+	}
+}
