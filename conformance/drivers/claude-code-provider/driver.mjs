@@ -9,7 +9,7 @@
 
 import { createClaudeCode } from 'ai-sdk-provider-claude-code';
 
-import { Turns, callerDelay, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
+import { Turns, callerDelay, callerOptions, errorText, hello, log, serveTurns, turnEnd, write } from '../lib/harness.mjs';
 
 hello({
   name: 'claude-code-provider',
@@ -109,22 +109,4 @@ function start(cmd) {
   runTurn(cmd.prompt ?? '');
 }
 
-const interrupt = () => turns.interrupt();
-process.on('SIGINT', interrupt);
-
-await serve({
-  start,
-  async send(cmd) {
-    if (!model) {
-      turnEnd(false, 'no session to send to', '');
-      return;
-    }
-    await turns.idle();
-    runTurn(cmd.prompt ?? '');
-  },
-  interrupt,
-  async close() {
-    await turns.close();
-    finish(true);
-  },
-});
+await serveTurns({ start, turns, ready: () => model !== null, runTurn });

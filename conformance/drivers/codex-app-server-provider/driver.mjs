@@ -11,7 +11,7 @@
 
 import { createCodexAppServer } from 'ai-sdk-provider-codex-cli';
 
-import { Turns, callerOptions, errorText, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
+import { Turns, callerOptions, errorText, hello, log, serveTurns, turnEnd, write } from '../lib/harness.mjs';
 
 hello({
   name: 'codex-app-server-provider',
@@ -94,29 +94,11 @@ function start(cmd) {
   runTurn(cmd.prompt ?? '');
 }
 
-const interrupt = () => turns.interrupt();
-process.on('SIGINT', interrupt);
-
-await serve({
-  start,
-  async send(cmd) {
-    if (!model) {
-      turnEnd(false, 'no session to send to', '');
-      return;
-    }
-    await turns.idle();
-    runTurn(cmd.prompt ?? '');
-  },
-  interrupt,
-  async close() {
-    await turns.close();
-    if (provider) {
-      try {
-        await provider.close();
-      } catch (err) {
-        log('provider.close failed:', errorText(err));
-      }
-    }
-    finish(true);
-  },
-});
+await serveTurns({ start, turns, ready: () => model !== null, runTurn, closed: async () => {
+  if (!provider) return;
+  try {
+    await provider.close();
+  } catch (err) {
+    log('provider.close failed:', errorText(err));
+  }
+} });

@@ -10,7 +10,7 @@
 import { createCodexExec } from 'ai-sdk-provider-codex-cli';
 
 import { showPart } from '../lib/aisdk.mjs';
-import { Turns, callerOptions, errorText, finish, hello, log, profileArg, serve, turnEnd, write } from '../lib/harness.mjs';
+import { Turns, callerOptions, errorText, hello, log, profileArg, serveTurns, turnEnd, write } from '../lib/harness.mjs';
 import { UnifiedEvents } from '../lib/unified.mjs';
 
 const profile = profileArg();
@@ -102,23 +102,6 @@ function start(cmd) {
   runTurn(cmd.prompt ?? '');
 }
 
-const interrupt = () => turns.interrupt();
-process.on('SIGINT', interrupt);
-
-await serve({
-  start,
-  async send(cmd) {
-    if (!model) {
-      turnEnd(false, 'no session to send to', '');
-      return;
-    }
-    await turns.idle();
-    runTurn(cmd.prompt ?? '');
-  },
-  interrupt,
-  async close() {
-    await turns.close();
-    if (unified) unified.sessionEnded(last.reason, last.error);
-    finish(true);
-  },
-});
+await serveTurns({ start, turns, ready: () => model !== null, runTurn, closed: () => {
+  if (unified) unified.sessionEnded(last.reason, last.error);
+} });

@@ -6,7 +6,7 @@
 
 import { Codex } from '@openai/codex-sdk';
 
-import { Turns, callerOptions, finish, hello, log, serve, turnEnd, write } from '../lib/harness.mjs';
+import { Turns, callerOptions, hello, serveTurns, turnEnd, write } from '../lib/harness.mjs';
 
 hello({
   name: 'codex-sdk',
@@ -65,29 +65,4 @@ function start(cmd) {
 // interrupt aborts the running turn. The SDK passes the signal to
 // child_process.spawn: aborting sends the CLI SIGTERM and makes the event
 // stream throw once the CLI's stdout ends.
-const interrupt = () => turns.interrupt();
-
-// Signal mode (agentconform run --interrupt signal): SIGINT is the
-// interrupt op.
-process.on('SIGINT', interrupt);
-
-await serve({
-  start,
-  async send(cmd) {
-    if (!thread) {
-      turnEnd(false, 'no session to send to', '');
-      return;
-    }
-    await turns.idle(); // one turn at a time: the next resumes the thread
-    runTurn(cmd.prompt ?? '');
-  },
-  interrupt,
-  async close() {
-    // close during a turn: the caller is gone (HARNESS.md): abort it (the
-    // SDK's only way to stop the CLI: one SIGTERM).
-    await turns.close();
-    // Every turn's process has exited by now (the SDK waits for it), so
-    // closing always succeeds; how each turn went is in its turn_end.
-    finish(true);
-  },
-});
+await serveTurns({ start, turns, ready: () => thread !== null, runTurn });

@@ -143,6 +143,35 @@ export async function serve(handlers) {
   }
 }
 
+// serveTurns serves a driver whose turns are calls on one session object
+// (a provider's model, an SDK's thread), run one at a time by turns: start
+// makes the object and runs the first turn; send runs the next once the
+// last is over (ready says whether start made the object); interrupt, and
+// SIGINT in signal mode, abort the running turn; close waits for it (a
+// turn still running is aborted: the caller is gone), runs closed, and ends
+// the driver.
+export async function serveTurns({ start, turns, ready, runTurn, closed }) {
+  const interrupt = () => turns.interrupt();
+  process.on('SIGINT', interrupt);
+  await serve({
+    start,
+    async send(cmd) {
+      if (!ready()) {
+        turnEnd(false, 'no session to send to', '');
+        return;
+      }
+      await turns.idle();
+      runTurn(cmd.prompt ?? '');
+    },
+    interrupt,
+    async close() {
+      await turns.close();
+      if (closed) await closed();
+      finish(true);
+    },
+  });
+}
+
 // Turns runs a driver's turns one at a time, each one library call that
 // takes an AbortSignal. what names the call in the log.
 export class Turns {
