@@ -9,7 +9,8 @@
 
 import { createClaudeCode } from 'ai-sdk-provider-claude-code';
 
-import { Turns, callerDelay, callerOptions, errorText, hello, log, serveTurns, turnEnd, write } from '../lib/harness.mjs';
+import { providerLogger, readStream } from '../lib/aisdk.mjs';
+import { Turns, callerDelay, callerOptions, hello, serveTurns, turnEnd } from '../lib/harness.mjs';
 
 hello({
   name: 'claude-code-provider',
@@ -35,23 +36,11 @@ function runTurn(prompt) {
   turns.run(
     async (abortSignal) => {
       const { stream } = await model.doStream({ prompt: messages, abortSignal });
-      let finished = null;
-      let error = '';
-      for await (const part of stream) {
-        write(part);
+      return readStream(stream, (part) => {
         if (part.type === 'text-delta') text += part.delta;
-        if (part.type === 'finish') {
-          finished = part;
-          const id = part.providerMetadata?.['claude-code']?.sessionId;
-          if (typeof id === 'string' && id) sessionId = id;
-        }
-        if (part.type === 'error') error = errorText(part.error) || 'error part';
-      }
-      if (error) return { ok: false, error };
-      if (!finished) return { ok: false, error: 'the stream ended without a finish part' };
-      const reason = finished.finishReason ?? {};
-      if (reason.unified === 'error') return { ok: false, error: `finishReason error: ${String(reason.raw ?? '')}` };
-      return { ok: true, error: '' };
+        const id = part.type === 'finish' ? part.providerMetadata?.['claude-code']?.sessionId : null;
+        if (typeof id === 'string' && id) sessionId = id;
+      });
     },
     () => {
       // The AI SDK keeps the assistant's answer in the conversation.
@@ -73,14 +62,7 @@ function start(cmd) {
     // SDK runs the Claude Code it bundles (a real one).
     pathToClaudeCodeExecutable: process.env.CLAUDE_CODE_EXECUTABLE || process.env.AGENTCONFORM_CLAUDE || undefined,
     cwd: cmd.cwd || process.cwd(),
-    // The provider's logger writes to the console; its messages go to
-    // stderr, the case's wire log.
-    logger: {
-      debug: () => {},
-      info: (m) => log('provider:', m),
-      warn: (m) => log('provider warn:', m),
-      error: (m) => log('provider error:', m),
-    },
+    logger: providerLogger(),
   };
   // The provider hands the CLI an allow-list of the environment (HOME,
   // PATH, ANTHROPIC_*, CLAUDE_*, proxies: getBaseProcessEnv,

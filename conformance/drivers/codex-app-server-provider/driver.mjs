@@ -11,7 +11,8 @@
 
 import { createCodexAppServer } from 'ai-sdk-provider-codex-cli';
 
-import { Turns, callerOptions, errorText, hello, log, serveTurns, turnEnd, write } from '../lib/harness.mjs';
+import { providerLogger, readStream } from '../lib/aisdk.mjs';
+import { Turns, callerOptions, errorText, hello, log, serveTurns, turnEnd } from '../lib/harness.mjs';
 
 hello({
   name: 'codex-app-server-provider',
@@ -41,22 +42,10 @@ function runTurn(prompt) {
         prompt: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
         abortSignal,
       });
-      let finished = null;
-      let error = '';
-      for await (const part of stream) {
-        write(part);
-        if (part.type === 'finish') {
-          finished = part;
-          const id = part.providerMetadata?.['codex-app-server']?.threadId;
-          if (typeof id === 'string' && id) threadId = id;
-        }
-        if (part.type === 'error') error = errorText(part.error) || 'error part';
-      }
-      if (error) return { ok: false, error };
-      if (!finished) return { ok: false, error: 'the stream ended without a finish part' };
-      const reason = finished.finishReason ?? {};
-      if (reason.unified === 'error') return { ok: false, error: `finishReason error: ${String(reason.raw ?? '')}` };
-      return { ok: true, error: '' };
+      return readStream(stream, (part) => {
+        const id = part.type === 'finish' ? part.providerMetadata?.['codex-app-server']?.threadId : null;
+        if (typeof id === 'string' && id) threadId = id;
+      });
     },
     () => {
       // The provider keeps the persistent thread's id (persistentThreadId).
@@ -78,14 +67,7 @@ function start(cmd) {
     cwd: cmd.cwd || process.cwd(),
     threadMode: 'persistent',
     autoApprove: (cmd.permission || 'allow') === 'allow',
-    // The provider's own logger writes to the console (stdout for info);
-    // its messages go to stderr, the case's wire log.
-    logger: {
-      debug: () => {},
-      info: (m) => log('provider:', m),
-      warn: (m) => log('provider warn:', m),
-      error: (m) => log('provider error:', m),
-    },
+    logger: providerLogger(),
   };
   if (cmd.resume) settings.resume = cmd.resume;
   Object.assign(settings, callerOptions(cmd));

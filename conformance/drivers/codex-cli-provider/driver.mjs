@@ -9,8 +9,8 @@
 
 import { createCodexExec } from 'ai-sdk-provider-codex-cli';
 
-import { showPart } from '../lib/aisdk.mjs';
-import { Turns, callerOptions, errorText, hello, log, profileArg, serveTurns, turnEnd, write } from '../lib/harness.mjs';
+import { providerLogger, showPart } from '../lib/aisdk.mjs';
+import { Turns, callerOptions, errorText, hello, profileArg, serveTurns, turnEnd, write } from '../lib/harness.mjs';
 import { UnifiedEvents } from '../lib/unified.mjs';
 
 const profile = profileArg();
@@ -86,14 +86,7 @@ function start(cmd) {
     // @openai/codex package it can resolve, then `codex` on PATH.
     codexPath: process.env.CODEX_EXECUTABLE || process.env.AGENTCONFORM_CODEX || undefined,
     cwd: cmd.cwd || process.cwd(),
-    // The provider's own logger writes to the console (stdout for info);
-    // its messages go to stderr, the case's wire log.
-    logger: {
-      debug: () => {},
-      info: (m) => log('provider:', m),
-      warn: (m) => log('provider warn:', m),
-      error: (m) => log('provider error:', m),
-    },
+    logger: providerLogger(),
   };
   Object.assign(settings, callerOptions(cmd));
   const provider = createCodexExec();

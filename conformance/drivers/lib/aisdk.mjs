@@ -4,6 +4,40 @@
 // error parts as notices, each tool call with its input and its result,
 // and the usage of each call's finish part as the turn's.
 
+import { errorText, log, write } from './harness.mjs';
+
+// providerLogger is a provider's logger setting that sends its messages to
+// stderr, the case's wire log (a provider's own logger writes to the
+// console, stdout for info).
+export function providerLogger() {
+  return {
+    debug: () => {},
+    info: (m) => log('provider:', m),
+    warn: (m) => log('provider warn:', m),
+    error: (m) => log('provider error:', m),
+  };
+}
+
+// readStream hands the runner every part of a doStream call's stream
+// (onPart sees each too) and says how the call ended, as an AI SDK caller
+// reads it: ok when a finish part came whose finishReason is not "error",
+// and no error part.
+export async function readStream(stream, onPart = () => {}) {
+  let finished = null;
+  let error = '';
+  for await (const part of stream) {
+    write(part);
+    onPart(part);
+    if (part.type === 'finish') finished = part;
+    if (part.type === 'error') error = errorText(part.error) || 'error part';
+  }
+  if (error) return { ok: false, error };
+  if (!finished) return { ok: false, error: 'the stream ended without a finish part' };
+  const reason = finished.finishReason ?? {};
+  if (reason.unified === 'error') return { ok: false, error: `finishReason error: ${String(reason.raw ?? '')}` };
+  return { ok: true, error: '' };
+}
+
 // toolSucceeded says whether a tool-result part reports a success: not an
 // error, no failed or declined status, no non-zero exit code.
 function toolSucceeded(part) {
