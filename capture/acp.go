@@ -93,6 +93,12 @@ func acpScenarios() []Scenario {
 			p.procs = []proc{geminiACP(acpSession{prompts: []string{"Inspect notes.txt, list files, create out.txt and then edit it."}}, "--yolo")}
 			return p
 		})},
+		{Name: "acp-multi-tool-ask", Summary: "ACP without --yolo: acp-multi-tool's calls, each permission asked answered allow_once", plan: gem(func() *plan {
+			p := multiToolPlan("gemini")
+			p.description = "ACP without --yolo: acp-multi-tool's calls (read_file, run_shell_command, write_file, replace), the permissions Gemini asks answered allow_once: which calls it asks for."
+			p.procs = []proc{geminiACP(acpSession{prompts: []string{"Inspect notes.txt, list files, create out.txt and then edit it."}, permission: "allow"})}
+			return p
+		})},
 		{Name: "acp-tool-error", Summary: "ACP: a tool that fails, then the answer", plan: gem(func() *plan {
 			return &plan{
 				description: "ACP: read_file of a missing file (the tool_call_update fails), then a text answer.",
