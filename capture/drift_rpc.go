@@ -644,11 +644,18 @@ func newRPCShape() *Shape {
 // path capt took (see above) and returns the shapes of both on those
 // paths. Where base cannot follow (it waits for another line, ends
 // before the client is done, has no such process), a Change of What
-// "path" says so and the path's sequences are not compared.
+// "path" says so and the path's sequences are not compared. A nil base
+// (no fixture) has no process to follow; a nil capt took no path.
 func AlongRPC(base, capt *transcript.Transcript) (b, c *Shape) {
 	b, c = newRPCShape(), newRPCShape()
+	if capt == nil {
+		return b, c
+	}
 	proto := rpcProtoOf(capt)
-	baseProcs := base.Processes()
+	var baseProcs [][]transcript.Step
+	if base != nil {
+		baseProcs = base.Processes()
+	}
 	captProcs := capt.Processes()
 	for pi, proc := range captProcs {
 		var bsteps []transcript.Step

@@ -336,3 +336,22 @@ func TestEveryRPCFixtureFollowsItself(t *testing.T) {
 		}
 	}
 }
+
+// TestAlongRPCWithoutBaseline: a capture with no fixture to follow (a nil
+// base) is walked, its paths ones the base cannot take; a nil capture
+// took none. Neither panics.
+func TestAlongRPCWithoutBaseline(t *testing.T) {
+	capt := committed(t, "gemini/0.61.0-permissions/acp-multi-tool-ask.jsonl")
+	b, _ := AlongRPC(nil, capt)
+	if len(b.Problems) == 0 {
+		t.Error("nil base: no path said it cannot be followed")
+	}
+	for _, p := range b.Problems {
+		if p.What != "path" {
+			t.Errorf("nil base: %+v, want a path problem", p)
+		}
+	}
+	if b, c := AlongRPC(capt, nil); len(b.Paths)+len(c.Paths) != 0 {
+		t.Errorf("nil capture: %d and %d paths, want none", len(b.Paths), len(c.Paths))
+	}
+}
