@@ -316,17 +316,12 @@ func realOutcome(c *Case, o *Observation) (*Case, string) {
 			}
 		}
 	}
-	exitedBadly := false
-	for _, s := range o.turnStarts() {
-		for _, r := range o.Fake {
-			if r.PID == s.PID && r.Kind == "exit" && (r.Signal != "" || r.Code != nil && *r.Code != 0) {
-				// A CLI that exits non-zero failed, whatever it wrote
-				// (text output says nothing else of a failure).
-				exitedBadly, failed = true, true
-				why = append(why, fmt.Sprintf("%s exited %s", strings.Join(s.Argv[:min(2, len(s.Argv))], " "), exitText(r)))
-			}
-		}
-	}
+	// A CLI that exits non-zero failed, whatever it wrote (text output
+	// says nothing else of a failure).
+	bad := badExits(o)
+	exitedBadly := len(bad) > 0
+	failed = failed || exitedBadly
+	why = append(why, bad...)
 	if failed == c.Expect.TurnFails {
 		return c, ""
 	}
@@ -359,11 +354,8 @@ func rpcOutcome(c *Case, o *Observation) (*Case, string) {
 			prompts[string(m.ID)] = true
 		}
 	}
-	asked, answered := 0, 0
+	asked, answered := len(prompts), 0 // the app server's turns are counted as they complete
 	var why []string
-	if c.Agent == AgentGeminiACP {
-		asked = len(prompts)
-	}
 	for _, lines := range o.wireLines() {
 		for _, l := range lines {
 			if l.Obj == nil {
@@ -384,7 +376,6 @@ func rpcOutcome(c *Case, o *Observation) (*Case, string) {
 				if str(l.Obj, "method") != "turn/completed" {
 					continue
 				}
-				asked++
 				answered++
 				if st := str(l.Obj, "params", "turn", "status"); st == "failed" {
 					why = append(why, "turn/completed: status failed")
@@ -393,12 +384,8 @@ func rpcOutcome(c *Case, o *Observation) (*Case, string) {
 		}
 	}
 	if answered < asked {
-		for _, s := range o.turnStarts() {
-			for _, r := range o.Fake {
-				if r.PID == s.PID && r.Kind == "exit" && (r.Signal != "" || r.Code != nil && *r.Code != 0) {
-					why = append(why, fmt.Sprintf("%d of %d prompts unanswered; %s exited %s", asked-answered, asked, strings.Join(s.Argv[:min(2, len(s.Argv))], " "), exitText(r)))
-				}
-			}
+		for _, b := range badExits(o) {
+			why = append(why, fmt.Sprintf("%d of %d prompts unanswered; %s", asked-answered, asked, b))
 		}
 	}
 	if answered == 0 && len(why) == 0 {
@@ -414,6 +401,20 @@ func rpcOutcome(c *Case, o *Observation) (*Case, string) {
 		return &rc, "the real CLI failed a turn the scenario's fixture completes (" + strings.Join(why, "; ") + "): the adapter is judged on that failure"
 	}
 	return &rc, "the real CLI completed every turn, where the scenario's fixture fails: the adapter is judged on the completed turns"
+}
+
+// badExits says, for each CLI process of the case that exited non-zero or
+// died of a signal, which ("codex exec exited 1").
+func badExits(o *Observation) []string {
+	var out []string
+	for _, s := range o.turnStarts() {
+		for _, r := range o.Fake {
+			if r.PID == s.PID && r.Kind == "exit" && (r.Signal != "" || r.Code != nil && *r.Code != 0) {
+				out = append(out, fmt.Sprintf("%s exited %s", strings.Join(s.Argv[:min(2, len(s.Argv))], " "), exitText(r)))
+			}
+		}
+	}
+	return out
 }
 
 // RealRunMark ends the name of an adapter's run on the real CLIs, so that

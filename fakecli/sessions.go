@@ -1,7 +1,6 @@
 package fakecli
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -407,24 +406,25 @@ const claudeStartRead = 300 * time.Millisecond
 
 // takeStdin reads stdin for up to d (less when it ends), as a CLI still
 // starting takes what is in its pipe without acting on it, logging each
-// line read.
+// line read when it arrived.
 func (p *proc) takeStdin(d time.Duration) {
 	if p.stdin == nil || p.stdinTTY {
 		return
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(p.stdin)
-		sc.Buffer(make([]byte, 64<<10), 64<<20)
-		for sc.Scan() {
-			p.obs.log("stdin", "line", sc.Text(), "matched", "ignored")
+	src := readLines(p.stdin, p.start)
+	defer src.close()
+	timeout := time.After(d)
+	for {
+		select {
+		case l, ok := <-src.ch:
+			if !ok {
+				return
+			}
+			p.obs.logAt(l.at, "stdin", "line", string(l.raw), "matched", "ignored")
 			p.obs.flush()
+		case <-timeout:
+			return
 		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
 	}
 }
 
