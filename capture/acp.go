@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -93,12 +94,6 @@ func acpScenarios() []Scenario {
 			p.procs = []proc{geminiACP(acpSession{prompts: []string{"Inspect notes.txt, list files, create out.txt and then edit it."}}, "--yolo")}
 			return p
 		})},
-		{Name: "acp-multi-tool-ask", Summary: "ACP without --yolo: acp-multi-tool's calls, each permission asked answered allow_once", plan: gem(func() *plan {
-			p := multiToolPlan("gemini")
-			p.description = "ACP without --yolo: acp-multi-tool's calls (read_file, run_shell_command, write_file, replace), the permissions Gemini asks answered allow_once: which calls it asks for."
-			p.procs = []proc{geminiACP(acpSession{prompts: []string{"Inspect notes.txt, list files, create out.txt and then edit it."}, permission: "allow"})}
-			return p
-		})},
 		{Name: "acp-tool-error", Summary: "ACP: a tool that fails, then the answer", plan: gem(func() *plan {
 			return &plan{
 				description: "ACP: read_file of a missing file (the tool_call_update fails), then a text answer.",
@@ -180,6 +175,51 @@ func acpScenarios() []Scenario {
 		acpErrorScenario("acp-api-error-429", 429, "rate limit exceeded (agentconform mock)"),
 		acpErrorScenario("acp-api-error-500", 500, "internal server error (agentconform mock)"),
 	}
+}
+
+// acpAskScenarios are the ACP scenarios again as a client that does not
+// start Gemini with --yolo, or declares no fs capability, sees them: the
+// permissions Gemini asks then, answered allow_once ("-ask", "-nofs") and
+// reject_once ("-ask-deny", "-nofs-deny"). They are the variants the fake
+// gemini --acp replays for such a client (fixtures/acpfixtures). The
+// scenarios captured with --yolo whose commands Gemini runs unasked
+// (acp-multi-turn's and acp-load's echo: captured so, 0.61.0) have none.
+func acpAskScenarios(base []Scenario) []Scenario {
+	byName := map[string]Scenario{}
+	for _, sc := range base {
+		byName[sc.Name] = sc
+	}
+	variant := func(from, name, summary string, change func(*acpSession, *proc)) Scenario {
+		b := byName[from]
+		return Scenario{Name: name, Summary: summary, plan: func(cli string) *plan {
+			p := b.plan(cli)
+			if p == nil {
+				return nil
+			}
+			for i := range p.procs {
+				pr := &p.procs[i]
+				pr.args = slices.DeleteFunc(slices.Clone(pr.args), func(a string) bool { return a == "--yolo" })
+				s := *pr.acp
+				change(&s, pr)
+				pr.acp = &s
+			}
+			p.description = summary + ". " + strings.Replace(p.description, " with --yolo", "", 1)
+			return p
+		}}
+	}
+	var out []Scenario
+	for _, from := range []string{"acp-multi-tool", "acp-cancel"} {
+		out = append(out,
+			variant(from, from+"-ask", from+" without --yolo, every permission Gemini asks answered allow_once",
+				func(s *acpSession, _ *proc) { s.permission = "allow" }),
+			variant(from, from+"-ask-deny", from+" without --yolo, the permission Gemini asks first answered reject_once",
+				func(s *acpSession, _ *proc) { s.permission, s.cancel = "deny", false }))
+	}
+	return append(out,
+		variant("acp-fs", "acp-fs-nofs", "acp-fs with a client that declares no fs capability, every permission Gemini asks answered allow_once",
+			func(s *acpSession, _ *proc) { s.fs, s.permission = false, "allow" }),
+		variant("acp-fs", "acp-fs-nofs-deny", "acp-fs with a client that declares no fs capability, the permission Gemini asks first answered reject_once",
+			func(s *acpSession, _ *proc) { s.fs, s.permission = false, "deny" }))
 }
 
 func acpPermissionPlan(answer string) *plan {
@@ -300,6 +340,11 @@ func (d *driver) runACP(ctx context.Context, bin *Binary, sb *Sandbox, red *reda
 			switch m.Method {
 			case "session/request_permission":
 				c.respond(m.ID, permissionAnswer(s.permission, m.Params))
+				if s.cancel && !cancelled && l.interruptAt == nil && prompt == 0 && s.permission == "allow" {
+					// Allowed, the tool runs now: without --yolo Gemini
+					// writes no update that it started (acp-cancel-ask).
+					l.interruptAt = time.After(delay)
+				}
 			case "fs/read_text_file", "fs/write_text_file":
 				if !s.fs {
 					c.fail(m.ID, -32601, "Method not found: "+m.Method)
@@ -422,7 +467,7 @@ func mergeCancelled(main, cut *oneRun, delay time.Duration) *oneRun {
 	if cutProc.SessionID != "" && mainProc.SessionID != "" {
 		replace[cutProc.SessionID] = mainProc.SessionID
 	}
-	if a, b := acpToolID(cut.steps[kc].Text), acpToolID(main.steps[k].Text); a != "" && b != "" {
+	if a, b := acpToolIDAt(cut.steps, kc), acpToolIDAt(main.steps, k); a != "" && b != "" {
 		replace[a] = b
 	}
 	const label = "cancelled"
@@ -448,19 +493,49 @@ func mergeCancelled(main, cut *oneRun, delay time.Duration) *oneRun {
 	return out
 }
 
-// acpToolStart is the index of the first stdout step announcing a running
-// tool call, or -1.
+// acpToolStart is the index of the first step after which a tool call
+// runs, or -1: a stdout step announcing it running, or the client's answer
+// to a session/request_permission (an allowed call runs from then on,
+// announced by no update of its own: acp-cancel-ask).
 func acpToolStart(steps []transcript.Step) int {
 	for i, s := range steps {
-		if s.Op != transcript.OpOut {
-			continue
-		}
-		var m inbound
-		if json.Unmarshal([]byte(s.Text), &m) == nil && m.Method == "session/update" && toolCallStarted(m.Params) {
-			return i
+		switch s.Op {
+		case transcript.OpIn:
+			if i > 0 && isPermissionRequest(steps[i-1]) && s.Match != nil && s.Match["method"] == nil {
+				return i
+			}
+		case transcript.OpOut:
+			var m inbound
+			if json.Unmarshal([]byte(s.Text), &m) == nil && m.Method == "session/update" && toolCallStarted(m.Params) {
+				return i
+			}
 		}
 	}
 	return -1
+}
+
+// isPermissionRequest reports whether st writes a session/request_permission.
+func isPermissionRequest(st transcript.Step) bool {
+	var m inbound
+	return st.Op == transcript.OpOut && json.Unmarshal([]byte(st.Text), &m) == nil && m.Method == "session/request_permission"
+}
+
+// acpToolIDAt is the toolCallId of the tool call that runs after steps[i]
+// (acpToolStart): of the update it writes, or of the permission request
+// it answers.
+func acpToolIDAt(steps []transcript.Step, i int) string {
+	if steps[i].Op != transcript.OpIn {
+		return acpToolID(steps[i].Text)
+	}
+	var m struct {
+		Params struct {
+			ToolCall struct {
+				ToolCallID string `json:"toolCallId"`
+			} `json:"toolCall"`
+		} `json:"params"`
+	}
+	json.Unmarshal([]byte(steps[i-1].Text), &m)
+	return m.Params.ToolCall.ToolCallID
 }
 
 // acpToolID is the toolCallId of a session/update line.

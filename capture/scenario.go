@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -378,7 +379,7 @@ func Scenarios() []Scenario {
 		}},
 		unicodeScenario(),
 		unknownModelScenario(),
-	}, append(append(append(append(append(controlScenarios(), quirkScenarios()...), treeScenarios()...), bugClassScenarios()...), appServerScenarios()...), acpScenarios()...)...)
+	}, slices.Concat(controlScenarios(), quirkScenarios(), treeScenarios(), bugClassScenarios(), appServerScenarios(), acpScenarios(), acpAskScenarios(acpScenarios()))...)
 }
 
 func textIf(ok bool, s string) []string {

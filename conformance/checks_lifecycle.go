@@ -140,9 +140,14 @@ func leftoverOutcome(o *Observation, cli bool, expected string) Outcome {
 		if l.Tool {
 			continue // a real CLI's tool's, in a session of its own: out of the adapter's reach
 		}
-		if l.CLI == cli {
-			left = append(left, fmt.Sprintf("pid %d: %s", l.PID, clip(strings.Join(l.Argv, " "), 300)))
+		if l.CLI != cli {
+			continue
 		}
+		where := ""
+		if o.Real != nil && l.Session > 0 {
+			where = fmt.Sprintf(" (session %d, group %d)", l.Session, l.Group)
+		}
+		left = append(left, fmt.Sprintf("pid %d%s: %s", l.PID, where, clip(strings.Join(l.Argv, " "), 300)))
 	}
 	if len(left) > 0 {
 		return failf(expected, "still running %s after the adapter exited: %s", exitGraceOf(o.Real != nil), strings.Join(left, "; "))

@@ -32,6 +32,11 @@ type Leftover struct {
 	// the real CLIs leave running by design and no adapter can reach
 	// (docs/protocols/claude.md#background-processes), not the adapter's.
 	Tool bool `json:"tool,omitempty"`
+	// Session and Group are the process's session and process group
+	// (0 for a fake found by its start record): what tells a tool's
+	// process from the adapter's, printed with a real CLI's leftovers.
+	Session int `json:"session,omitempty"`
+	Group   int `json:"group,omitempty"`
 }
 
 // envRunMark marks every process started under one case: the runner puts
@@ -237,15 +242,12 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 			if !boot.IsZero() && boot.Add(time.Duration(st.start*int64(time.Second)/hz)).Before(since.Add(-time.Second)) {
 				continue // older than the case
 			}
-			in := st.pgrp == pgid && pgid > 0
-			if !in && mark != "" {
-				marks, ok := procMarks(pid, st.start)
-				in = ok && slices.Contains(marks, mark)
-			}
+			env, read := procEnv(pid, st.start)
+			in := st.pgrp == pgid && pgid > 0 || mark != "" && read && slices.Contains(env.marks, mark)
 			if !in {
 				continue
 			}
-			helper, tool := realProcess(pid, st, cliSessions)
+			helper, tool := realProcess(st, env, cliSessions)
 			if helper {
 				continue // the wrapper's own (its canary), gone with the wrapper
 			}
@@ -255,8 +257,8 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 			// with the wrapper; what that program started in turn (a
 			// launcher's CLI) is another process, as a fake launcher's is.
 			_, wrapped := fakes[st.ppid]
-			cli := wrapped && !tool && realCLIProcess(pid)
-			out = append(out, Leftover{PID: pid, Argv: procArgv(pid), Tool: tool, CLI: cli})
+			cli := wrapped && !tool && env.cli
+			out = append(out, Leftover{PID: pid, Argv: procArgv(pid), Tool: tool, CLI: cli, Session: st.sid, Group: st.pgrp})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
@@ -278,55 +280,89 @@ func newerPids(first int) func(pid int) bool {
 	return func(pid int) bool { return pid >= first && pid <= last }
 }
 
-// markCache holds the run marks read from the environments of processes,
-// by pid and start time (a pid handed out again is another key): the
-// cases running at once all settle while one another's processes run, and
-// each read only the environments it had not seen, not all of them (a
-// tenth of the runner's time on short cases went to reading them again).
-var markCache = struct {
+// envCache holds what the runner reads in the environments of processes
+// (envFacts), by pid and start time (a pid handed out again is another
+// key): the cases running at once all settle while one another's
+// processes run, and each read only the environments it had not seen, not
+// all of them (a tenth of the runner's time on short cases went to reading
+// them again). One reading serves every question asked of a process: an
+// environment read again later may be gone (a process on its way out, or
+// one that made itself unreadable, as Codex's processes make themselves
+// undumpable), and a process then found by its mark must not lose the
+// mark that says it is a real CLI's tool.
+var envCache = struct {
 	sync.Mutex
-	m map[procKey][]string
-}{m: map[procKey][]string{}}
+	m map[procKey]envFacts
+}{m: map[procKey]envFacts{}}
 
-// maxMarkCache bounds markCache: past it, it starts afresh.
-const maxMarkCache = 4096
+// maxEnvCache bounds envCache: past it, it starts afresh.
+const maxEnvCache = 4096
 
 type procKey struct {
 	pid   int
 	start int64
 }
 
-// procMarks returns the values of envRunMark in the environment of pid
-// (started at start, in clock ticks after boot); ok is false when it
-// cannot be read (the process is gone, or not the runner's to read).
-func procMarks(pid int, start int64) (marks []string, ok bool) {
+// envFacts is what a process's environment says of it.
+type envFacts struct {
+	marks  []string // the values of envRunMark
+	cli    bool     // it carries realcli.EnvCLI: the real CLI or a process it started
+	canary bool     // it carries realcli.EnvCanary: the real CLI wrapper's canary
+}
+
+// procEnv returns what the environment of pid (started at start, in clock
+// ticks after boot) says of it; ok is false when it cannot be read (the
+// process is gone, or not the runner's to read) and was not read before.
+func procEnv(pid int, start int64) (facts envFacts, ok bool) {
 	k := procKey{pid, start}
-	markCache.Lock()
-	marks, ok = markCache.m[k]
-	markCache.Unlock()
+	envCache.Lock()
+	facts, ok = envCache.m[k]
+	envCache.Unlock()
 	if ok {
-		return marks, true
+		return facts, true
 	}
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	env, err := readEnviron(pid)
 	if err != nil {
-		return nil, false
+		return envFacts{}, false
 	}
-	marks = runMarks(env)
+	facts = readEnvFacts(env)
 	if len(env) == 0 {
 		// Not kept: a process in the middle of an exec shows an empty
 		// environment until the new program's is set up, and its pid and
 		// start time stay the same after. Cached, that one read hid a
 		// grandchild a concurrent case happened to read then from every
 		// later look (a planted leak passed once on a loaded runner).
-		return marks, true
+		return facts, true
 	}
-	markCache.Lock()
-	if len(markCache.m) >= maxMarkCache {
-		clear(markCache.m)
+	envCache.Lock()
+	if len(envCache.m) >= maxEnvCache {
+		clear(envCache.m)
 	}
-	markCache.m[k] = marks
-	markCache.Unlock()
-	return marks, true
+	envCache.m[k] = facts
+	envCache.Unlock()
+	return facts, true
+}
+
+// readEnviron reads the environment of pid (a variable so that a test can
+// make it unreadable, as a process that made itself undumpable is to a
+// runner without the privilege to read it).
+var readEnviron = func(pid int) ([]byte, error) {
+	return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+}
+
+// readEnvFacts reads envFacts from a process environment (NUL-separated
+// KEY=VALUE entries).
+func readEnvFacts(env []byte) envFacts {
+	f := envFacts{marks: runMarks(env)}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		switch {
+		case bytes.HasPrefix(kv, []byte(realcli.EnvCanary+"=")):
+			f.canary = true
+		case bytes.HasPrefix(kv, []byte(realcli.EnvCLI+"=")):
+			f.cli = true
+		}
+	}
+	return f
 }
 
 // runMarks returns the values of every envRunMark entry of a process
@@ -402,21 +438,6 @@ func readBootTime() time.Time {
 	return time.Time{}
 }
 
-// realCLIProcess reports whether pid carries the mark of a real CLI's
-// process (realcli.EnvCLI).
-func realCLIProcess(pid int) bool {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	for _, kv := range bytes.Split(env, []byte{0}) {
-		if bytes.HasPrefix(kv, []byte(realcli.EnvCLI+"=")) {
-			return true
-		}
-	}
-	return false
-}
-
 // realProcess tells the processes of a run on the real CLIs apart by the
 // marks the wrapper gives them (realcli.EnvCanary, realcli.EnvCLI): the
 // wrapper's canary is its own (helper), and a process the real CLI
@@ -424,19 +445,13 @@ func realCLIProcess(pid int) bool {
 // records) nor the runner's is a tool's (tool): the CLIs run every command
 // in a session of its own. A real CLI left running in its own session (a
 // launcher's child, say) is no tool's. A fake run has neither mark.
-func realProcess(pid int, st procStatus, cliSessions map[int]bool) (helper, tool bool) {
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false, false
-	}
-	for _, kv := range bytes.Split(env, []byte{0}) {
-		switch {
-		case bytes.HasPrefix(kv, []byte(realcli.EnvCanary+"=")):
-			return true, false
-		case bytes.HasPrefix(kv, []byte(realcli.EnvCLI+"=")):
-			self, ok := procStat(os.Getpid())
-			return false, ok && st.sid != self.sid && len(cliSessions) > 0 && !cliSessions[st.sid]
-		}
+func realProcess(st procStatus, env envFacts, cliSessions map[int]bool) (helper, tool bool) {
+	switch {
+	case env.canary:
+		return true, false
+	case env.cli:
+		self, ok := procStat(os.Getpid())
+		return false, ok && st.sid != self.sid && len(cliSessions) > 0 && !cliSessions[st.sid]
 	}
 	return false, false
 }

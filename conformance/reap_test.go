@@ -139,3 +139,40 @@ func TestRealCLIChildIsTheCLI(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRealToolUnreadableLater: a real CLI's tool process in a session of
+// its own stays a tool's when its environment, read once, can no longer
+// be read (Codex makes its processes undumpable: on a runner without the
+// privilege to read them, /proc/PID/environ is refused). Judged on a
+// second read that failed, the sandbox a racing interrupt left behind was
+// the adapter's stray process.
+func TestRealToolUnreadableLater(t *testing.T) {
+	since := time.Now()
+	tool := exec.Command("sleep", "32")
+	tool.Env = []string{envRunMark + "=mark-tool", realcli.EnvCLI + "=codex"}
+	tool.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // a session of its own, as the CLIs run commands
+	if err := tool.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tool.Process.Kill(); tool.Wait() })
+	pid := tool.Process.Pid
+	cliSessions := map[int]bool{-1: true} // the CLI's session: not the tool's
+	judge := func() (Leftover, bool) {
+		for _, l := range findLeftovers(0, "mark-tool", since, nil, cliSessions) {
+			if l.PID == pid {
+				return l, true
+			}
+		}
+		return Leftover{}, false
+	}
+	l, ok := judge()
+	if !ok || !l.Tool || l.Session != pid {
+		t.Fatalf("first look: %+v (found %v); want a tool's process in session %d", l, ok, pid)
+	}
+	read := readEnviron
+	readEnviron = func(int) ([]byte, error) { return nil, syscall.EACCES }
+	defer func() { readEnviron = read }()
+	if l, ok := judge(); !ok || !l.Tool {
+		t.Errorf("once its environment is refused: %+v (found %v); want the same tool's process", l, ok)
+	}
+}

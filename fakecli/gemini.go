@@ -57,7 +57,7 @@ func runGemini(p *proc) int {
 		return geminiList(p, st, here)
 	}
 	if f.acp {
-		return runGeminiACP(p, st)
+		return runGeminiACP(p, st, f.yolo || f.approvalMode == "yolo")
 	}
 	if f.interactiveGiven || (!f.promptGiven && f.positional == "" && p.stdinTTY) {
 		return p.harnessError(fmt.Errorf("interactive mode is not faked: pass -p or a prompt, or pipe stdin"))

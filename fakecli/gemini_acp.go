@@ -24,13 +24,16 @@ import (
 // are matched by method (their ids captured and answered), the client's
 // answers to the agent's requests by id; what the transcript does not
 // expect is answered as Gemini CLI's ACP layer answers it (acpState.dispatch):
-// the engine of every fake (replay.go) with the ACP layer.
-func runGeminiACP(p *proc, st *store) int {
+// the engine of every fake (replay.go) with the ACP layer. A fixture has
+// variants for clients Gemini asks other permissions of (no --yolo, yolo
+// saying whether the command line has it; no fs capability): the one the
+// client's initialize request calls for replaces it then (acpState.vary).
+func runGeminiACP(p *proc, st *store, yolo bool) int {
 	ref, t, err := acpTranscriptRef(p.env)
 	if err != nil {
 		return p.harnessError(err)
 	}
-	a := &acpState{st: st, ref: ref, recordedSession: recordedSessionID(t, "sessionId")}
+	a := &acpState{st: st, ref: ref, recordedSession: recordedSessionID(t, "sessionId"), yolo: yolo, fixture: t}
 	for _, part := range t.Processes() {
 		a.parts = append(a.parts, p.plan.steps("gemini", part))
 	}
@@ -108,6 +111,63 @@ type acpState struct {
 	// waited for the client's answer to one of its requests (a permission
 	// request): the prompt ends once the answer is in.
 	cancelAfterAnswer bool
+
+	// yolo: the command line has --yolo (or --approval-mode yolo).
+	// fixture is the transcript replaying, until the client's initialize
+	// picked its variant (vary).
+	yolo    bool
+	fixture *transcript.Transcript
+}
+
+// vary replaces a fixture replaying from its start by the variant the
+// client's initialize request m calls for (acpfixtures.Variant), at the
+// same step: Gemini asks a client that did not start it with --yolo for
+// the edits and commands a yolo capture ran unasked, and one without the
+// fs capability for the writes an fs-capable one did itself.
+func (a *acpState) vary(e *engine, m *stdinMsg) {
+	t := a.fixture
+	a.fixture = nil
+	name, ok := strings.CutPrefix(a.ref, "acp/")
+	if t == nil || !ok || a.part != 0 || m.obj["method"] != acp.MethodInitialize {
+		return
+	}
+	var init struct {
+		Params struct {
+			ClientCapabilities struct {
+				FS struct {
+					Read  bool `json:"readTextFile"`
+					Write bool `json:"writeTextFile"`
+				} `json:"fs"`
+			} `json:"clientCapabilities"`
+		} `json:"params"`
+	}
+	json.Unmarshal(m.raw, &init)
+	fsCaps := init.Params.ClientCapabilities.FS
+	v := acpfixtures.Variant(name, t, acpfixtures.Client{YOLO: a.yolo, FS: fsCaps.Read || fsCaps.Write})
+	if v == name {
+		return
+	}
+	vt, err := acpfixtures.Load(v)
+	if err != nil {
+		fmt.Fprintf(e.p.stderr, "agentconform fake gemini: %v\n", err)
+		return
+	}
+	at := -1
+	for i, st := range vt.Steps {
+		if st.Op == transcript.OpIn && st.Match != nil && st.Match["method"] == acp.MethodInitialize {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return
+	}
+	a.parts = nil
+	for _, part := range vt.Processes() {
+		a.parts = append(a.parts, e.p.plan.steps("gemini", part))
+	}
+	a.ref, a.recordedSession = "acp/"+v, recordedSessionID(vt, "sessionId")
+	e.steps, e.labels, e.pc = a.parts[0], transcript.Labels(a.parts[0]), at
 }
 
 // acpSignal is Gemini CLI's own answer to a signal in ACP mode: exit 0,
@@ -207,6 +267,9 @@ func (a *acpState) eof(e *engine, kind waitKind) (flow, bool) {
 func (a *acpState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow {
 	if m.obj == nil {
 		return flowNone
+	}
+	if a.fixture != nil {
+		a.vary(e, m)
 	}
 	if st.Op == transcript.OpDelay {
 		if m.obj["method"] == acp.MethodSessionCancel {

@@ -50,6 +50,43 @@ func TestGeminiACPReplaysFixtures(t *testing.T) {
 	}
 }
 
+// TestGeminiACPReplaysVariants: started on a scenario's fixture by a
+// client that differs from the captured one as a variant's does (no
+// --yolo, no fs capability), the fake replays that variant, line for
+// line, on its every path.
+func TestGeminiACPReplaysVariants(t *testing.T) {
+	for _, v := range acpfixtures.Variants() {
+		t.Run(v, func(t *testing.T) {
+			fx, err := acpfixtures.Load(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scenario := strings.TrimSuffix(strings.TrimSuffix(v[strings.LastIndexByte(v, '/')+1:], "-ask"), "-nofs")
+			paths, err := acp.Paths(fx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range paths {
+				f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/" + scenario, Timing: "0.001"})
+				entries := p.Processes[0]
+				l := startFake(t, f, "gemini", fx.Header.Argv[1:], cmdOpts{dir: t.TempDir()})
+				for _, e := range entries {
+					if e.From == acp.Client {
+						l.send(string(e.Raw))
+						continue
+					}
+					if got := l.next(lineTimeout); got != string(e.Raw) {
+						t.Fatalf("path %q, transcript line %d:\n got %s\nwant %s", p.Name, e.Line, got, e.Raw)
+					}
+				}
+				if res, rest := l.wait(); res.code != 0 || len(rest) > 0 {
+					t.Errorf("path %q: exit %d, more stdout %q, stderr %s", p.Name, res.code, rest, res.stderr)
+				}
+			}
+		})
+	}
+}
+
 // acpSession starts `gemini --acp` on a fixture and opens a session with
 // string ids (the client picks them): it returns the live fake and the
 // session id.
@@ -116,7 +153,7 @@ func TestGeminiACPIDs(t *testing.T) {
 // itself.
 func TestGeminiACPCancel(t *testing.T) {
 	t.Run("recorded", func(t *testing.T) {
-		l, sid := acpSession(t, fakecli.Options{Fixture: "gemini/cancel"})
+		l, sid := acpSession(t, fakecli.Options{Fixture: "gemini/cancel"}, "--yolo") // as captured
 		prompt(l, "p-1", sid)
 		l.until("the tool call", isUpdate("tool_call"))
 		l.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"` + sid + `"}}`)
@@ -127,6 +164,23 @@ func TestGeminiACPCancel(t *testing.T) {
 		prompt(l, "p-2", sid)
 		if r := l.until("the second response", isResponse("p-2")); lookup(r, "/result/stopReason") != "end_turn" {
 			t.Errorf("second prompt: %v", r)
+		}
+	})
+	t.Run("asked", func(t *testing.T) {
+		// Without --yolo Gemini asks for the command (acp-cancel-ask):
+		// allowed, it runs until the cancel.
+		l, sid := acpSession(t, fakecli.Options{Fixture: "gemini/cancel"})
+		prompt(l, "p-1", sid)
+		r := l.until("the permission request", func(m map[string]any) bool { return m["method"] == "session/request_permission" })
+		if lookup(r, "/params/toolCall/title") != "sleep 6" {
+			t.Fatalf("request %v", r)
+		}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": r["id"], "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "proceed_once"}}})
+		l.send(string(b))
+		l.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"` + sid + `"}}`)
+		l.until("the tool call's update", isUpdate("tool_call_update"))
+		if r := l.nextEvent(); r["id"] != "p-1" || lookup(r, "/result/stopReason") != "cancelled" {
+			t.Errorf("after session/cancel: %v", r)
 		}
 	})
 	t.Run("builtin", func(t *testing.T) {
