@@ -134,8 +134,10 @@ func (b Baseline) LoadFor(t *transcript.Transcript) (*transcript.Transcript, err
 // acpFixtureName is the ACP fixture of a capture's scenario, as the
 // converter of fixtures/acpfixtures names it: "acp-X" is "X", except that
 // the allow and deny captures of a permission request are one fixture,
-// "permission", and a load of an unknown session is none (the fake
-// answers it itself: "").
+// "permission", a load of an unknown session is none (the fake answers
+// it itself: ""), and the captures of a client without --yolo or without
+// the fs capability ("X-ask", "X-ask-deny", "fs-nofs", "fs-nofs-deny")
+// are the variant "variants/X-ask" ("variants/fs-nofs").
 func acpFixtureName(scenario string) string {
 	name, ok := strings.CutPrefix(scenario, "acp-")
 	switch {
@@ -143,6 +145,9 @@ func acpFixtureName(scenario string) string {
 		return ""
 	case name == "permission-allow", name == "permission-deny":
 		return "permission"
+	}
+	if v := strings.TrimSuffix(name, "-deny"); strings.HasSuffix(v, "-ask") || strings.HasSuffix(v, "-nofs") {
+		return "variants/" + v
 	}
 	return name
 }

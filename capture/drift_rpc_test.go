@@ -33,8 +33,7 @@ func rpcCaptures(t *testing.T) []string {
 // TestRPCCapturesAgainstFixtures: today's ACP and app-server captures,
 // compared with today's fixtures, do not drift, and are compared: every
 // one but the load of an unknown session (no fixture: the fake answers
-// it) and the sessions captured without --yolo (evidence, not replayed)
-// has its fixture, and each path of the capture is compared in both
+// it) has its fixture (a variant's captures, their variant), and each path of the capture is compared in both
 // directions, with what the agent or server wrote, its exit and its
 // terminal response.
 func TestRPCCapturesAgainstFixtures(t *testing.T) {
@@ -44,10 +43,8 @@ func TestRPCCapturesAgainstFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.HasSuffix(rel, "acp-load-unknown.jsonl") || strings.Contains(rel, "-permissions/") {
-			// No fixture: the fake answers an unknown session itself, and
-			// the captures without --yolo are evidence of what Gemini
-			// asks for (docs/protocols/acp.md#permission), not replayed.
+		if strings.HasSuffix(rel, "acp-load-unknown.jsonl") {
+			// No fixture: the fake answers an unknown session itself.
 			if r.Baseline != "" {
 				t.Errorf("%s: compared with %q", rel, r.Baseline)
 			}
@@ -341,7 +338,7 @@ func TestEveryRPCFixtureFollowsItself(t *testing.T) {
 // base) is walked, its paths ones the base cannot take; a nil capture
 // took none. Neither panics.
 func TestAlongRPCWithoutBaseline(t *testing.T) {
-	capt := committed(t, "gemini/0.61.0-permissions/acp-multi-tool-ask.jsonl")
+	capt := committed(t, "gemini/0.61.0/acp-multi-tool-ask.jsonl")
 	b, _ := AlongRPC(nil, capt)
 	if len(b.Problems) == 0 {
 		t.Error("nil base: no path said it cannot be followed")

@@ -171,7 +171,10 @@ func TestACPClients(t *testing.T) {
 		{"eof-ok", []string{killed, midLine, stall, never, apiErr, plain}, each([]string{killed, midLine, stall, never}, Fail, "lifecycle/acp-client-reports-failure")},
 		{"kill-to-interrupt", []string{cancel, running}, each([]string{cancel, running}, Fail, "interrupt/acp-client-cancel")},
 		{"approve-always", []string{allow, deny, crossing}, each([]string{deny, crossing}, Fail, "control/acp-client-permission")},
-		{"ok-to-everything", []string{fs, unknown, allow}, each([]string{fs, unknown}, Fail, "control/acp-client-agent-requests")},
+		// Gemini asks a client without the fs capability no fs request
+		// (acp-fs-nofs): on gemini-acp/fs it writes itself, after asking
+		// permission. A new request method is what this bug meets.
+		{"ok-to-everything", []string{fs, unknown, allow}, each([]string{unknown}, Fail, "control/acp-client-agent-requests")},
 		{"mcp-habit", []string{plain, load}, each([]string{plain, load}, Fail, "output/acp-client-protocol")},
 		{"decode-per-read", []string{split, unicode}, each([]string{split}, Fail, "lossless/acp-client-text")},
 		{"strict-ids", []string{twice, single}, each([]string{twice}, Crash, "output/records")},
