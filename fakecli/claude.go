@@ -172,8 +172,9 @@ func adaptClaude(steps []transcript.Step, streamIn bool) []transcript.Step {
 	}
 	out := make([]transcript.Step, 0, len(steps)+2)
 	inserted := false
+	banner := startBanner(steps) // written as the CLI starts, before it reads its prompt
 	for i, st := range steps {
-		if !hasUser && !inserted && (st.Op == transcript.OpOut || st.Op == transcript.OpErr || st.Op == transcript.OpExit || st.Op == transcript.OpDelay) {
+		if !hasUser && !inserted && !(banner && i == 0) && (st.Op == transcript.OpOut || st.Op == transcript.OpErr || st.Op == transcript.OpExit || st.Op == transcript.OpDelay) {
 			out = append(out, transcript.Step{Op: transcript.OpIn, Match: map[string]any{"type": "user"}})
 			inserted = true
 		}

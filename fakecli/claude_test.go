@@ -544,3 +544,31 @@ func TestClaudeUserBeforeOptionalInitialize(t *testing.T) {
 		t.Errorf("exit %d", r.code)
 	}
 }
+
+// TestClaudeBannerFirst: a start-up banner (the banner fault at its
+// first line) is the fake Claude's first stdout line, ahead of its answer
+// to an initialize already waiting on stdin, as a real CLI's banner comes
+// ahead of its first answer; its turn comes no sooner than the gap a real
+// Claude leaves between its first line and its next. Played after the answer, the banner let an SDK
+// initialize and send its prompt, and the fake played a turn no real
+// Claude got to play (claude-agent-acp on claude/single-tool/banner).
+func TestClaudeBannerFirst(t *testing.T) {
+	const banner = "[SandboxDebug] Seccomp filtering not available"
+	f := fakecli.Start(t, fakecli.Options{Fixture: "claude/single-tool", Faults: "banner:text=" + banner})
+	l := startFake(t, f, "claude", append([]string{"-p"}, claudeStream...), cmdOpts{})
+	l.send(initialize)
+	l.send(user("hi"))
+	if got := l.next(lineTimeout); got != banner {
+		t.Fatalf("first line %q, want the banner", got)
+	}
+	start := time.Now()
+	if got := l.next(lineTimeout); !strings.Contains(got, `"control_response"`) {
+		t.Errorf("second line %q, want the initialize answer", got)
+	}
+	if got := l.next(lineTimeout); strings.Contains(got, `"control_response"`) {
+		t.Errorf("third line %q, want the turn's first", got)
+	}
+	if d := time.Since(start); d < 50*time.Millisecond {
+		t.Errorf("the turn came %v after the banner, want the CLI's gap (75 ms)", d)
+	}
+}

@@ -100,18 +100,30 @@ func newEngine(p *proc, steps []transcript.Step, in *lineSource) *engine {
 		in: in, onStdoutGone: 1}
 }
 
+// startBanner reports whether the steps begin with a line that is not JSON
+// (the banner fault's, at its first line): a CLI's start-up banner.
+func startBanner(steps []transcript.Step) bool {
+	return len(steps) > 0 && steps[0].Op == transcript.OpOut && !strings.HasPrefix(strings.TrimSpace(steps[0].Text), "{")
+}
+
 // maxBusy is how many steps may run without a wait or a write before the
 // replay gives up on a transcript that loops.
 const maxBusy = 10_000_000
 
 // run replays the steps and returns the exit status.
 func (e *engine) run() int {
+	banner := startBanner(e.steps)
 	for {
 		if e.pc < 0 || e.pc >= len(e.steps) {
 			e.finish(0)
 			return e.code
 		}
-		if f := e.poll(); f == flowEnd {
+		if banner {
+			// Written before the fake reads or answers anything: a real
+			// CLI prints its start-up banner before its first answer, so
+			// an SDK's initialize meets the banner first.
+			banner = false
+		} else if f := e.poll(); f == flowEnd {
 			return e.code
 		} else if f == flowJump {
 			continue

@@ -29,6 +29,8 @@ type harness struct {
 	done  chan int
 }
 
+// startEditor runs the editor on the fake gemini --acp --yolo (as the
+// fixtures captured with --yolo were) replaying fixture.
 func startEditor(t *testing.T, fixture string) (*harness, string) {
 	t.Helper()
 	f := fakecli.Start(t, fakecli.Options{Fixture: fixture})
@@ -41,7 +43,7 @@ func startEditor(t *testing.T, fixture string) (*harness, string) {
 	outR, outW := io.Pipe()
 	h := &harness{t: t, in: inW, lines: make(chan map[string]any, 256), done: make(chan int, 1)}
 	go func() {
-		h.done <- Run(context.Background(), Config{Agent: f.Path("gemini") + " --acp", Agents: []string{"gemini"}, WireLog: wire, Version: "test"}, inR, outW, io.Discard)
+		h.done <- Run(context.Background(), Config{Agent: f.Path("gemini") + " --acp --yolo", Agents: []string{"gemini"}, WireLog: wire, Version: "test"}, inR, outW, io.Discard)
 		outW.Close()
 	}()
 	go func() {

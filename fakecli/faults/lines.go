@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentconform/agentconform/transcript"
 )
@@ -157,11 +158,20 @@ func stepsBanner(c *stepCtx, steps []transcript.Step) []transcript.Step {
 		// The first line a CLI writes, before it reads anything: ahead of
 		// what the fake answers by itself (Claude's control responses),
 		// as a real CLI's warning banner, and the real-CLI wrapper's
-		// banner, come first.
-		return insert(steps, 0, transcript.Step{Op: transcript.OpOut, Text: text})
+		// banner, come first. The CLI's next line comes bannerGap later,
+		// not at once: a fake that wrote its whole turn with the banner
+		// had it written before an adapter that stops at the banner could
+		// stop it, which no real CLI does.
+		steps = insert(steps, 0, transcript.Step{Op: transcript.OpOut, Text: text})
+		return insert(steps, 1, transcript.Step{Op: transcript.OpDelay, DelayMS: bannerGap.Milliseconds()})
 	}
 	return insert(steps, afterOut(o, at-1), transcript.Step{Op: transcript.OpOut, Text: text})
 }
+
+// bannerGap is how long after a start-up banner the CLI writes its next
+// line: a real Claude's second line came 54 to 92 ms after its first in
+// the seven 2.1.332 captures that show both (testdata/captures/claude).
+const bannerGap = 75 * time.Millisecond
 
 // badUTF8 are the bytes invalid_utf8 inserts: never valid in UTF-8.
 const badUTF8 = "\xff\xfe"

@@ -115,10 +115,12 @@ func TestComposition(t *testing.T) {
 	if !bytes.HasPrefix(all, []byte(defaultBanner+"\n{")) || bytes.HasSuffix(all, []byte("\n")) || len(writes) != len(all) {
 		t.Errorf("stream: %d writes, %d bytes", len(writes), len(all))
 	}
-	// The banner is the CLI's first line, before it reads anything; the
-	// flood comes before the first line of the stream.
-	if steps[0].Op != transcript.OpOut || steps[0].Text != defaultBanner || steps[1].Op != transcript.OpErr || steps[len(steps)-1].Code != 3 {
-		t.Errorf("steps %v %v ... %v", steps[0].Op, steps[1].Op, steps[len(steps)-1])
+	// The banner is the CLI's first line, before it reads anything, and
+	// its next line comes bannerGap later; the flood comes before the
+	// first line of the stream.
+	if steps[0].Op != transcript.OpOut || steps[0].Text != defaultBanner || steps[1].Op != transcript.OpDelay || steps[1].DelayMS != bannerGap.Milliseconds() ||
+		steps[2].Op != transcript.OpErr || steps[len(steps)-1].Code != 3 {
+		t.Errorf("steps %v %v %v ... %v", steps[0].Op, steps[1].Op, steps[2].Op, steps[len(steps)-1])
 	}
 }
 
