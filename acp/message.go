@@ -188,3 +188,27 @@ func Decode(line []byte) (*Message, error) {
 	}
 	return m, nil
 }
+
+// ToolCallID is the tool call a line names: the toolCallId of a
+// session/update's tool_call or tool_call_update, or of the toolCall of a
+// session/request_permission ("" when the line names none). Captures and
+// fixtures are matched up by it.
+func ToolCallID(line string) string {
+	var m struct {
+		Params struct {
+			Update struct {
+				ToolCallID string `json:"toolCallId"`
+			} `json:"update"`
+			ToolCall struct {
+				ToolCallID string `json:"toolCallId"`
+			} `json:"toolCall"`
+		} `json:"params"`
+	}
+	if json.Unmarshal([]byte(line), &m) != nil {
+		return ""
+	}
+	if m.Params.Update.ToolCallID != "" {
+		return m.Params.Update.ToolCallID
+	}
+	return m.Params.ToolCall.ToolCallID
+}

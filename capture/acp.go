@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentconform/agentconform/acp"
 	"github.com/agentconform/agentconform/capture/mock"
 	"github.com/agentconform/agentconform/recorder"
 	"github.com/agentconform/agentconform/redact"
@@ -524,31 +525,10 @@ func isPermissionRequest(st transcript.Step) bool {
 // (acpToolStart): of the update it writes, or of the permission request
 // it answers.
 func acpToolIDAt(steps []transcript.Step, i int) string {
-	if steps[i].Op != transcript.OpIn {
-		return acpToolID(steps[i].Text)
+	if steps[i].Op == transcript.OpIn {
+		i--
 	}
-	var m struct {
-		Params struct {
-			ToolCall struct {
-				ToolCallID string `json:"toolCallId"`
-			} `json:"toolCall"`
-		} `json:"params"`
-	}
-	json.Unmarshal([]byte(steps[i-1].Text), &m)
-	return m.Params.ToolCall.ToolCallID
-}
-
-// acpToolID is the toolCallId of a session/update line.
-func acpToolID(line string) string {
-	var m struct {
-		Params struct {
-			Update struct {
-				ToolCallID string `json:"toolCallId"`
-			} `json:"update"`
-		} `json:"params"`
-	}
-	json.Unmarshal([]byte(line), &m)
-	return m.Params.Update.ToolCallID
+	return acp.ToolCallID(steps[i].Text)
 }
 
 // rpcSteps turns the recorder's raw stdin steps of a JSON-RPC session into

@@ -4,6 +4,7 @@ package fakecli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -32,19 +33,7 @@ func TestGeminiACPReplaysFixtures(t *testing.T) {
 			f := fakecli.Start(t, fakecli.Options{Fixture: name, Timing: "0.001"})
 			dir := t.TempDir()
 			for pi, entries := range paths[0].Processes {
-				l := startFake(t, f, "gemini", fx.Header.Argv[1:], cmdOpts{dir: dir})
-				for _, e := range entries {
-					if e.From == acp.Client {
-						l.send(string(e.Raw))
-						continue
-					}
-					if got := l.next(lineTimeout); got != string(e.Raw) {
-						t.Fatalf("process %d, transcript line %d:\n got %s\nwant %s", pi+1, e.Line, got, e.Raw)
-					}
-				}
-				if res, rest := l.wait(); res.code != 0 || len(rest) > 0 {
-					t.Errorf("process %d: exit %d, more stdout %q, stderr %s", pi+1, res.code, rest, res.stderr)
-				}
+				replayACP(t, f, fx.Header.Argv[1:], dir, fmt.Sprintf("process %d", pi+1), entries)
 			}
 		})
 	}
@@ -68,22 +57,29 @@ func TestGeminiACPReplaysVariants(t *testing.T) {
 			}
 			for _, p := range paths {
 				f := fakecli.Start(t, fakecli.Options{Fixture: "gemini/" + scenario, Timing: "0.001"})
-				entries := p.Processes[0]
-				l := startFake(t, f, "gemini", fx.Header.Argv[1:], cmdOpts{dir: t.TempDir()})
-				for _, e := range entries {
-					if e.From == acp.Client {
-						l.send(string(e.Raw))
-						continue
-					}
-					if got := l.next(lineTimeout); got != string(e.Raw) {
-						t.Fatalf("path %q, transcript line %d:\n got %s\nwant %s", p.Name, e.Line, got, e.Raw)
-					}
-				}
-				if res, rest := l.wait(); res.code != 0 || len(rest) > 0 {
-					t.Errorf("path %q: exit %d, more stdout %q, stderr %s", p.Name, res.code, rest, res.stderr)
-				}
+				replayACP(t, f, fx.Header.Argv[1:], t.TempDir(), fmt.Sprintf("path %q", p.Name), p.Processes[0])
 			}
 		})
+	}
+}
+
+// replayACP starts the fake gemini with args in dir and plays one recorded
+// process's entries: it sends what the client sent and wants every agent
+// line byte for byte, then exit 0 with nothing more on stdout.
+func replayACP(t *testing.T, f *fakecli.Fakes, args []string, dir, what string, entries []acp.Entry) {
+	t.Helper()
+	l := startFake(t, f, "gemini", args, cmdOpts{dir: dir})
+	for _, e := range entries {
+		if e.From == acp.Client {
+			l.send(string(e.Raw))
+			continue
+		}
+		if got := l.next(lineTimeout); got != string(e.Raw) {
+			t.Fatalf("%s, transcript line %d:\n got %s\nwant %s", what, e.Line, got, e.Raw)
+		}
+	}
+	if res, rest := l.wait(); res.code != 0 || len(rest) > 0 {
+		t.Errorf("%s: exit %d, more stdout %q, stderr %s", what, res.code, rest, res.stderr)
 	}
 }
 
