@@ -858,6 +858,7 @@ func (e *engine) drainStdin() {
 		e.logStdin(m, "unread")
 	}
 	e.held = nil
+	var wait <-chan time.Time
 	for !e.in.eof {
 		select {
 		case l, ok := <-e.in.ch:
@@ -866,11 +867,34 @@ func (e *engine) drainStdin() {
 				return
 			}
 			e.logStdin(&stdinMsg{inLine: l}, "unread")
+			continue
 		default:
+		}
+		// Nothing taken yet: what is already in the pipe (a line, or the
+		// EOF of an adapter that closed stdin just before it signalled)
+		// is waited for, briefly, so that the log says it came.
+		if !stdinPending(e.p.stdin) {
+			return
+		}
+		if wait == nil {
+			wait = time.After(stdinDrainWait)
+		}
+		select {
+		case l, ok := <-e.in.ch:
+			if !ok {
+				e.sawEOF()
+				return
+			}
+			e.logStdin(&stdinMsg{inLine: l}, "unread")
+		case <-wait:
 			return
 		}
 	}
 }
+
+// stdinDrainWait bounds how long an ending fake waits for what is already
+// in its stdin pipe to reach its log.
+const stdinDrainWait = 200 * time.Millisecond
 
 // fillOut fills a line's templates and puts the process's session id for
 // the recorded one, as out does.
