@@ -131,7 +131,7 @@ func runClaude(p *proc) int {
 	}
 
 	steps := p.plan.steps("claude", parts[part])
-	steps = adaptClaude(steps, streamIn)
+	steps = adaptClaude(steps, streamIn, p.plan.startBanner())
 	eng.steps, eng.labels = steps, transcript.Labels(steps)
 	if recID != "" && sid != recID {
 		eng.rewriteFrom, eng.rewriteTo = recID, sid
@@ -160,9 +160,11 @@ func runClaude(p *proc) int {
 //     exit, a stdin_eof before that: with stream-json input the fake then
 //     waits for the first user message and ends when stdin closes, as the
 //     real CLI does;
+//   - a start-up banner (banner: the banner fault at its first line) stays
+//     first, ahead of that "in" step;
 //   - with text input (-p "prompt") nobody sends control requests, so the
 //     steps that expect them and the responses to them go.
-func adaptClaude(steps []transcript.Step, streamIn bool) []transcript.Step {
+func adaptClaude(steps []transcript.Step, streamIn, banner bool) []transcript.Step {
 	hasUser := false
 	for i := range steps {
 		if stepType(&steps[i]) == "user" {
@@ -172,7 +174,8 @@ func adaptClaude(steps []transcript.Step, streamIn bool) []transcript.Step {
 	}
 	out := make([]transcript.Step, 0, len(steps)+2)
 	inserted := false
-	banner := startBanner(steps) // written as the CLI starts, before it reads its prompt
+	// banner: the first step is a start-up banner (the banner fault),
+	// written as the CLI starts, before it reads its prompt.
 	for i, st := range steps {
 		if !hasUser && !inserted && !(banner && i == 0) && (st.Op == transcript.OpOut || st.Op == transcript.OpErr || st.Op == transcript.OpExit || st.Op == transcript.OpDelay) {
 			out = append(out, transcript.Step{Op: transcript.OpIn, Match: map[string]any{"type": "user"}})

@@ -100,19 +100,13 @@ func newEngine(p *proc, steps []transcript.Step, in *lineSource) *engine {
 		in: in, onStdoutGone: 1}
 }
 
-// startBanner reports whether the steps begin with a line that is not JSON
-// (the banner fault's, at its first line): a CLI's start-up banner.
-func startBanner(steps []transcript.Step) bool {
-	return len(steps) > 0 && steps[0].Op == transcript.OpOut && !strings.HasPrefix(strings.TrimSpace(steps[0].Text), "{")
-}
-
 // maxBusy is how many steps may run without a wait or a write before the
 // replay gives up on a transcript that loops.
 const maxBusy = 10_000_000
 
 // run replays the steps and returns the exit status.
 func (e *engine) run() int {
-	banner := startBanner(e.steps)
+	banner := e.p.plan.startBanner() && len(e.steps) > 0 && e.steps[0].Op == transcript.OpOut
 	for {
 		if e.pc < 0 || e.pc >= len(e.steps) {
 			e.finish(0)

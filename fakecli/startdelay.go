@@ -37,3 +37,12 @@ func (f *faultPlan) startDelay() time.Duration {
 	}
 	return f.p.StartDelay()
 }
+
+// startBanner is Plan.StartBanner on the parsed plan (false without
+// faults).
+func (f *faultPlan) startBanner() bool {
+	if f == nil {
+		return false
+	}
+	return f.p.StartBanner()
+}

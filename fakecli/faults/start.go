@@ -27,3 +27,19 @@ func (p *Plan) StartDelay() time.Duration {
 	}
 	return d
 }
+
+// StartBanner reports whether the plan's steps begin with a start-up
+// banner (the banner fault at its first line, where Steps puts it): the
+// fake writes that step before it reads or answers anything, as a real
+// CLI prints its banner before its first answer.
+func (p *Plan) StartBanner() bool {
+	if p == nil {
+		return false
+	}
+	for _, f := range p.faults {
+		if f.def.name == "banner" && f.ints["at"] == 1 {
+			return true
+		}
+	}
+	return false
+}
