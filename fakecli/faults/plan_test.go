@@ -221,3 +221,18 @@ func mustParseDefault(t *testing.T, spec string) *Plan {
 	}
 	return p
 }
+
+// TestStartBanner: only the banner fault at the first line makes a
+// start-up banner; a banner later in the stream, another fault or no plan
+// does not.
+func TestStartBanner(t *testing.T) {
+	for spec, want := range map[string]bool{"banner": true, "banner:at=1;crlf": true, "banner:at=3": false, "crlf": false} {
+		p, _ := mustParse(t, spec, 1)
+		if got := p.StartBanner(); got != want {
+			t.Errorf("%q: StartBanner() = %v, want %v", spec, got, want)
+		}
+	}
+	if (*Plan)(nil).StartBanner() {
+		t.Error("a nil plan has a start-up banner")
+	}
+}
