@@ -795,6 +795,12 @@ func (c *claudeState) dispatch(e *engine, m *stdinMsg, st *transcript.Step) flow
 		e.protocolError(m, "control_response for no pending request")
 		return flowNone
 	}
+	if st == nil && e.expectsLater(m) {
+		// Read ahead of the step that takes it (a client that wrote it
+		// with its prompt, taken while the fake polled): held, not lost.
+		e.held = append(e.held, m)
+		return flowNone
+	}
 	e.logStdin(m, "ignored")
 	return flowNone
 }

@@ -761,6 +761,18 @@ func (e *engine) nextIn() *transcript.Step {
 	return nil
 }
 
+// expectsLater reports whether a step after the next one that reads
+// stdin (an "in" step, or a delay with cases) takes m.
+func (e *engine) expectsLater(m *stdinMsg) bool {
+	for i := e.pc; i >= 0 && i < len(e.steps); i++ {
+		st := &e.steps[i]
+		if (st.Op == transcript.OpIn || st.Op == transcript.OpDelay && len(st.Cases) > 0) && e.matches(st, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // logStdin records a stdin line and what took it: a step's line number or
 // a word (control, ignored, malformed, unmatched, unread, prompt).
 func (e *engine) logStdin(m *stdinMsg, matched any) {

@@ -297,3 +297,27 @@ func TestDelayCases(t *testing.T) {
 		t.Errorf("no ping: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// TestLineForALaterDelayHeld: a line a later delay's case takes, read
+// while the fake waits for something else (here a pause before it takes
+// the prompt, with the prompt and the ping both in the pipe), is held for
+// that delay, not ignored. It was ignored on a loaded runner whenever the
+// fake read both lines before it reached the prompt's step.
+func TestLineForALaterDelayHeld(t *testing.T) {
+	path := writeTranscript(t, map[string]any{"transcript": "agentconform/v1", "cli": "claude", "cli_version": "2.1.331"},
+		map[string]any{"delay_ms": 2000},
+		map[string]any{"in": map[string]any{"type": "user"}},
+		out(map[string]any{"type": "system", "subtype": "init", "session_id": "s"}),
+		map[string]any{"delay_ms": 30000, "capture": map[string]any{"ping": "/id"},
+			"cases": []any{map[string]any{"match": map[string]any{"type": "ping"}, "goto": "pinged"}}},
+		out(map[string]any{"type": "result", "subtype": "success", "session_id": "s"}),
+		map[string]any{"stdin_eof": true}, map[string]any{"exit": 0},
+		map[string]any{"label": "pinged"},
+		map[string]any{"out": `{"type":"pong","id":"{{ping}}","session_id":"s"}`},
+		map[string]any{"stdin_eof": true}, map[string]any{"exit": 3})
+	f := fakecli.Start(t, fakecli.Options{Transcript: path, Timing: "0.1"})
+	r := runFake(t, f, "claude", claudeStream, cmdOpts{stdin: user("hi") + "\n" + `{"type":"ping","id":"p-3"}` + "\n"})
+	if got := lines(r.stdout); r.code != 3 || len(got) != 2 || !strings.Contains(got[1], `"id":"p-3"`) {
+		t.Errorf("ping read before the prompt's step: exit %d\n%s", r.code, r.stdout)
+	}
+}
