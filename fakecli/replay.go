@@ -864,15 +864,21 @@ func (e *engine) drainStdin() {
 		e.logStdin(m, "unread")
 	}
 	e.held = nil
+	take := func(l inLine, ok bool) bool {
+		if !ok {
+			e.sawEOF()
+			return false
+		}
+		e.logStdin(&stdinMsg{inLine: l}, "unread")
+		return true
+	}
 	var wait <-chan time.Time
 	for !e.in.eof {
 		select {
 		case l, ok := <-e.in.ch:
-			if !ok {
-				e.sawEOF()
+			if !take(l, ok) {
 				return
 			}
-			e.logStdin(&stdinMsg{inLine: l}, "unread")
 			continue
 		default:
 		}
@@ -887,11 +893,9 @@ func (e *engine) drainStdin() {
 		}
 		select {
 		case l, ok := <-e.in.ch:
-			if !ok {
-				e.sawEOF()
+			if !take(l, ok) {
 				return
 			}
-			e.logStdin(&stdinMsg{inLine: l}, "unread")
 		case <-wait:
 			return
 		}

@@ -257,16 +257,7 @@ func firstSessionID(stream string) string {
 // out and the replay falls through. A line that matches no case is handled
 // as in any delay.
 func TestDelayCases(t *testing.T) {
-	path := writeTranscript(t, map[string]any{"transcript": "agentconform/v1", "cli": "claude", "cli_version": "2.1.331"},
-		map[string]any{"in": map[string]any{"type": "user"}},
-		out(map[string]any{"type": "system", "subtype": "init", "session_id": "s"}),
-		map[string]any{"delay_ms": 30000, "capture": map[string]any{"ping": "/id"},
-			"cases": []any{map[string]any{"match": map[string]any{"type": "ping"}, "goto": "pinged"}}},
-		out(map[string]any{"type": "result", "subtype": "success", "session_id": "s"}),
-		map[string]any{"stdin_eof": true}, map[string]any{"exit": 0},
-		map[string]any{"label": "pinged"},
-		map[string]any{"out": `{"type":"pong","id":"{{ping}}","session_id":"s"}`},
-		map[string]any{"stdin_eof": true}, map[string]any{"exit": 3})
+	path := pingTranscript(t)
 	f := fakecli.Start(t, fakecli.Options{Transcript: path, Timing: "0.001"})
 
 	// During the delay.
@@ -298,14 +289,11 @@ func TestDelayCases(t *testing.T) {
 	}
 }
 
-// TestLineForALaterDelayHeld: a line a later delay's case takes, read
-// while the fake waits for something else (here a pause before it takes
-// the prompt, with the prompt and the ping both in the pipe), is held for
-// that delay, not ignored. It was ignored on a loaded runner whenever the
-// fake read both lines before it reached the prompt's step.
-func TestLineForALaterDelayHeld(t *testing.T) {
-	path := writeTranscript(t, map[string]any{"transcript": "agentconform/v1", "cli": "claude", "cli_version": "2.1.331"},
-		map[string]any{"delay_ms": 2000},
+// pingTranscript is a Claude session whose turn waits 30 s after its init
+// for a ping (answered with a pong, exit 3), else ends (exit 0); pre are
+// steps before it takes the prompt.
+func pingTranscript(t *testing.T, pre ...map[string]any) string {
+	steps := append(pre,
 		map[string]any{"in": map[string]any{"type": "user"}},
 		out(map[string]any{"type": "system", "subtype": "init", "session_id": "s"}),
 		map[string]any{"delay_ms": 30000, "capture": map[string]any{"ping": "/id"},
@@ -315,6 +303,16 @@ func TestLineForALaterDelayHeld(t *testing.T) {
 		map[string]any{"label": "pinged"},
 		map[string]any{"out": `{"type":"pong","id":"{{ping}}","session_id":"s"}`},
 		map[string]any{"stdin_eof": true}, map[string]any{"exit": 3})
+	return writeTranscript(t, map[string]any{"transcript": "agentconform/v1", "cli": "claude", "cli_version": "2.1.331"}, steps...)
+}
+
+// TestLineForALaterDelayHeld: a line a later delay's case takes, read
+// while the fake waits for something else (here a pause before it takes
+// the prompt, with the prompt and the ping both in the pipe), is held for
+// that delay, not ignored. It was ignored on a loaded runner whenever the
+// fake read both lines before it reached the prompt's step.
+func TestLineForALaterDelayHeld(t *testing.T) {
+	path := pingTranscript(t, map[string]any{"delay_ms": 2000})
 	f := fakecli.Start(t, fakecli.Options{Transcript: path, Timing: "0.1"})
 	r := runFake(t, f, "claude", claudeStream, cmdOpts{stdin: user("hi") + "\n" + `{"type":"ping","id":"p-3"}` + "\n"})
 	if got := lines(r.stdout); r.code != 3 || len(got) != 2 || !strings.Contains(got[1], `"id":"p-3"`) {
