@@ -71,15 +71,18 @@ func (s *stdinRelay) pump(from io.Reader) {
 				text = text[:len(text)-1]
 			}
 			s.r.rpc.client(line)
+			if _, werr := s.to.Write(line); werr != nil {
+				s.to.Close()
+				return
+			}
+			// Counted once it is in the pipe: counted before, a watcher
+			// that looked between the two took a line not yet written for
+			// one the CLI had read (TestUnreadStdin, on a loaded runner).
 			s.mu.Lock()
 			s.written += int64(len(line))
 			s.pending = append(s.pending, stdinLine{text: string(text), at: at, end: s.written})
 			s.mu.Unlock()
 			s.poke()
-			if _, werr := s.to.Write(line); werr != nil {
-				s.to.Close()
-				return
-			}
 		}
 		if err != nil {
 			s.mu.Lock()
