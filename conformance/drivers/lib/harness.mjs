@@ -149,9 +149,10 @@ export async function serve(handlers) {
 // last is over (ready says whether start made the object); interrupt, and
 // SIGINT in signal mode, abort the running turn; close waits for it (a
 // turn still running is aborted: the caller is gone), runs closed, and ends
-// the driver.
-export async function serveTurns({ start, turns, ready, runTurn, closed }) {
-  const interrupt = () => turns.interrupt();
+// the driver. reasons.interrupt and reasons.close, when given, are what the
+// turn is aborted with (an MCP client sends its reason to the server).
+export async function serveTurns({ start, turns, ready, runTurn, closed, reasons = {} }) {
+  const interrupt = () => turns.interrupt(reasons.interrupt);
   process.on('SIGINT', interrupt);
   await serve({
     start,
@@ -165,7 +166,7 @@ export async function serveTurns({ start, turns, ready, runTurn, closed }) {
     },
     interrupt,
     async close() {
-      await turns.close();
+      await turns.close(reasons.close);
       if (closed) await closed();
       finish(true);
     },

@@ -18,7 +18,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { Turns, errorText, finish, hello, log, profileArg, serve, turnEnd, write } from './harness.mjs';
+import { Turns, errorText, hello, log, profileArg, serveTurns, turnEnd, write } from './harness.mjs';
 import { UnifiedEvents } from './unified.mjs';
 
 // resultText is the text of a tool result's text blocks.
@@ -107,10 +107,7 @@ export async function runMcpDriver(spec) {
 
   // interrupt: the MCP client's cancellation (notifications/cancelled with
   // the reason), and the call rejects at once.
-  const interrupt = () => turns.interrupt(new Error('interrupted by the caller'));
-  process.on('SIGINT', interrupt);
-
-  await serve({
+  await serveTurns({
     start(cmd) {
       if (cmd.agent && cmd.agent !== spec.agent) {
         turnEnd(false, `this driver drives ${spec.agent}, not ${cmd.agent}`, '');
@@ -121,26 +118,18 @@ export async function runMcpDriver(spec) {
       if (profile === 'unified') unified = new UnifiedEvents(spec.agent, cmd.cwd || process.cwd());
       runTurn(cmd.prompt ?? '');
     },
-    async send(cmd) {
-      if (!startCmd || startCmd.refused) {
-        turnEnd(false, 'no session to send to', '');
-        return;
-      }
-      await turns.idle();
-      runTurn(cmd.prompt ?? '');
-    },
-    interrupt,
-    async close() {
-      await turns.close(new Error('the caller closed the session'));
+    turns,
+    ready: () => startCmd !== null && !startCmd.refused,
+    runTurn,
+    reasons: { interrupt: new Error('interrupted by the caller'), close: new Error('the caller closed the session') },
+    async closed() {
       if (unified) unified.sessionEnded(last.reason, last.error);
-      if (client) {
-        try {
-          await client.close();
-        } catch (err) {
-          log('closing the client failed:', errorText(err));
-        }
+      if (!client) return;
+      try {
+        await client.close();
+      } catch (err) {
+        log('closing the client failed:', errorText(err));
       }
-      finish(true);
     },
   });
 }
