@@ -226,6 +226,10 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 		}
 	}
 	self := os.Getpid()
+	selfSID := -1 // the runner's session (read once; -1: not known)
+	if st, ok := procStat(self); ok {
+		selfSID = st.sid
+	}
 	entries, err := os.ReadDir("/proc")
 	if err == nil {
 		boot, hz := bootTime(), int64(100) // USER_HZ is 100 on Linux (bootTime is read once)
@@ -247,7 +251,7 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 			if !in {
 				continue
 			}
-			helper, tool := realProcess(st, env, cliSessions)
+			helper, tool := realProcess(st, env, selfSID, cliSessions)
 			if helper {
 				continue // the wrapper's own (its canary), gone with the wrapper
 			}
@@ -445,13 +449,12 @@ func readBootTime() time.Time {
 // records) nor the runner's is a tool's (tool): the CLIs run every command
 // in a session of its own. A real CLI left running in its own session (a
 // launcher's child, say) is no tool's. A fake run has neither mark.
-func realProcess(st procStatus, env envFacts, cliSessions map[int]bool) (helper, tool bool) {
+func realProcess(st procStatus, env envFacts, selfSID int, cliSessions map[int]bool) (helper, tool bool) {
 	switch {
 	case env.canary:
 		return true, false
 	case env.cli:
-		self, ok := procStat(os.Getpid())
-		return false, ok && st.sid != self.sid && len(cliSessions) > 0 && !cliSessions[st.sid]
+		return false, selfSID >= 0 && st.sid != selfSID && len(cliSessions) > 0 && !cliSessions[st.sid]
 	}
 	return false, false
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -33,16 +34,23 @@ func runGeminiACP(p *proc, st *store, yolo bool) int {
 	if err != nil {
 		return p.harnessError(err)
 	}
-	a := &acpState{st: st, ref: ref, recordedSession: recordedSessionID(t, "sessionId"), yolo: yolo, fixture: t}
-	for _, part := range t.Processes() {
-		a.parts = append(a.parts, p.plan.steps("gemini", part))
-	}
+	a := &acpState{st: st, ref: ref, recordedSession: recordedSessionID(t, "sessionId"), yolo: yolo, fixture: t, parts: acpParts(p, t)}
 	if p.stdin == nil {
 		p.stdin = strings.NewReader("")
 	}
 	e := newEngine(p, a.parts[0], readLines(p.stdin, p.start))
 	e.rpc, e.defaultSignal, e.onStdoutGone = a, acpSignal, 0
 	return e.run()
+}
+
+// acpParts are t's process parts as this process replays them (its
+// faults applied).
+func acpParts(p *proc, t *transcript.Transcript) [][]transcript.Step {
+	var parts [][]transcript.Step
+	for _, part := range t.Processes() {
+		parts = append(parts, p.plan.steps("gemini", part))
+	}
+	return parts
 }
 
 // acpTranscriptRef picks the ACP transcript: EnvTranscript (an ACP
@@ -152,20 +160,14 @@ func (a *acpState) vary(e *engine, m *stdinMsg) {
 		fmt.Fprintf(e.p.stderr, "agentconform fake gemini: %v\n", err)
 		return
 	}
-	at := -1
-	for i, st := range vt.Steps {
-		if st.Op == transcript.OpIn && st.Match != nil && st.Match["method"] == acp.MethodInitialize {
-			at = i
-			break
-		}
-	}
+	parts := acpParts(e.p, vt)
+	at := slices.IndexFunc(parts[0], func(st transcript.Step) bool {
+		return st.Op == transcript.OpIn && st.Match != nil && st.Match["method"] == acp.MethodInitialize
+	})
 	if at < 0 {
 		return
 	}
-	a.parts = nil
-	for _, part := range vt.Processes() {
-		a.parts = append(a.parts, e.p.plan.steps("gemini", part))
-	}
+	a.parts = parts
 	a.ref, a.recordedSession = "acp/"+v, recordedSessionID(vt, "sessionId")
 	e.steps, e.labels, e.pc = a.parts[0], transcript.Labels(a.parts[0]), at
 }

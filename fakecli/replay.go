@@ -761,8 +761,8 @@ func (e *engine) nextIn() *transcript.Step {
 	return nil
 }
 
-// expectsLater reports whether a step after the next one that reads
-// stdin (an "in" step, or a delay with cases) takes m.
+// expectsLater reports whether a step from here on that reads stdin (an
+// "in" step, or a delay with cases, on any path) takes m.
 func (e *engine) expectsLater(m *stdinMsg) bool {
 	for i := e.pc; i >= 0 && i < len(e.steps); i++ {
 		st := &e.steps[i]
