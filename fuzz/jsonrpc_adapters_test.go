@@ -137,12 +137,22 @@ func TestFuzzAppServerClients(t *testing.T) {
 // not UTF-8 (the fault invalid_utf8) kills its reader and the prompt is
 // never answered. Those inputs are set aside here until it is fixed.
 func TestFuzzACPAgents(t *testing.T) {
-	invalidUTF8 := func(in Input, f *Failure) bool {
-		if strings.Contains(in.Spec(), "invalid_utf8") && f.Property == PropOutcome {
-			t.Logf("set aside (the agent's open issue with invalid UTF-8): %s", in)
-			return true
+	setAside := func(name string) func(Input, *Failure) bool {
+		return func(in Input, f *Failure) bool {
+			if strings.Contains(in.Spec(), "invalid_utf8") && f.Property == PropOutcome {
+				t.Logf("set aside (the agent's open issue with invalid UTF-8): %s", in)
+				return true
+			}
+			if name == "leak-cli" && f.Property == PropLossless {
+				// The planted agent answers a cancel at once, before it has
+				// forwarded what it already read of the CLI: text it loses
+				// so is a consequence of the planted bug, which a loaded
+				// runner showed first (CI, 1 run in 6).
+				t.Logf("set aside (text lost to leak-cli's answer at once): %s", in)
+				return true
+			}
+			return false
 		}
-		return false
 	}
 	for _, r := range []plantedRun{
 		{name: "correct", maxExecs: 50},
@@ -162,7 +172,7 @@ func TestFuzzACPAgents(t *testing.T) {
 			if got := e.Agents(); len(got) != 1 || got[0] != "gemini" {
 				t.Fatalf("agents %v, want the CLI the command names (gemini)", got)
 			}
-			searchPlanted(t, e, r, invalidUTF8)
+			searchPlanted(t, e, r, setAside(r.name))
 		})
 	}
 }
