@@ -37,6 +37,11 @@ type Leftover struct {
 	// process from the adapter's, printed with a real CLI's leftovers.
 	Session int `json:"session,omitempty"`
 	Group   int `json:"group,omitempty"`
+	// Env is what the process's environment said of it when it was
+	// judged ("run mark", "run mark, real CLI", "unread": found by its
+	// group): printed with a real CLI's leftovers, so that a process
+	// judged the adapter's says which mark it lacked.
+	Env string `json:"env,omitempty"`
 }
 
 // envRunMark marks every process started under one case: the runner puts
@@ -262,7 +267,7 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 			// launcher's CLI) is another process, as a fake launcher's is.
 			_, wrapped := fakes[st.ppid]
 			cli := wrapped && !tool && env.cli
-			out = append(out, Leftover{PID: pid, Argv: procArgv(pid), Tool: tool, CLI: cli, Session: st.sid, Group: st.pgrp})
+			out = append(out, Leftover{PID: pid, Argv: procArgv(pid), Tool: tool, CLI: cli, Session: st.sid, Group: st.pgrp, Env: env.String(read)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
@@ -325,11 +330,14 @@ func procEnv(pid int, start int64) (facts envFacts, ok bool) {
 	if ok {
 		return facts, true
 	}
-	env, err := readEnviron(pid)
+	env, stable, err := readStableEnviron(pid)
 	if err != nil {
 		return envFacts{}, false
 	}
 	facts = readEnvFacts(env)
+	if !stable {
+		return facts, true // read again at the next look
+	}
 	if len(env) == 0 {
 		// Not kept: a process in the middle of an exec shows an empty
 		// environment until the new program's is set up, and its pid and
@@ -347,11 +355,54 @@ func procEnv(pid int, start int64) (facts envFacts, ok bool) {
 	return facts, true
 }
 
+// readStableEnviron reads the environment of pid until two reads in a row
+// agree (at most three reads); stable is false when none did. One read
+// is not enough: a process that replaces its program (exec) or exits
+// while its environment is being read leaves the read cut short, at any
+// byte (a process reading the environment of a process that forks and
+// execs 3,000 times got 15 cut reads in 120,000, some ending on a whole
+// entry). Cut after the runner's mark but before the real CLI's, as the
+// real CLI's environment lists them, such a read made a real CLI's
+// sandbox helper, in a session of its own, the adapter's stray process;
+// cut before the mark, it hid an adapter's process from every later look.
+func readStableEnviron(pid int) (env []byte, stable bool, err error) {
+	env, err = readEnviron(pid)
+	for i := 0; i < 2 && err == nil; i++ {
+		again, aerr := readEnviron(pid)
+		if aerr != nil {
+			return env, false, nil
+		}
+		if bytes.Equal(again, env) {
+			return env, true, nil
+		}
+		env = again
+	}
+	return env, false, err
+}
+
 // readEnviron reads the environment of pid (a variable so that a test can
 // make it unreadable, as a process that made itself undumpable is to a
 // runner without the privilege to read it).
 var readEnviron = func(pid int) ([]byte, error) {
 	return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+}
+
+// String says which marks the facts hold ("unread" when read is false).
+func (f envFacts) String(read bool) string {
+	var says []string
+	switch {
+	case !read:
+		return "unread"
+	case len(f.marks) > 0:
+		says = append(says, "run mark")
+	}
+	if f.cli {
+		says = append(says, "real CLI")
+	}
+	if len(says) == 0 {
+		return "no mark"
+	}
+	return strings.Join(says, ", ")
 }
 
 // readEnvFacts reads envFacts from a process environment (NUL-separated

@@ -3,6 +3,7 @@
 package conformance
 
 import (
+	"bytes"
 	"os/exec"
 	"slices"
 	"strings"
@@ -175,4 +176,41 @@ func TestRealToolUnreadableLater(t *testing.T) {
 	if l, ok := judge(); !ok || !l.Tool {
 		t.Errorf("once its environment is refused: %+v (found %v); want the same tool's process", l, ok)
 	}
+}
+
+// TestRealToolCutRead: a read of a process's environment that an exec or
+// an exit cut short (after the runner's mark, before the real CLI's) must
+// not decide what the process is: the sandbox a real Codex left running
+// in a session of its own was judged the adapter's stray process on such
+// a read, twice in CI.
+func TestRealToolCutRead(t *testing.T) {
+	since := time.Now()
+	tool := exec.Command("sleep", "33")
+	tool.Env = []string{envRunMark + "=mark-cut", "PADDING=" + strings.Repeat("x", 200), realcli.EnvCLI + "=codex"}
+	tool.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := tool.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tool.Process.Kill(); tool.Wait() })
+	pid := tool.Process.Pid
+	read := readEnviron
+	cut := false
+	readEnviron = func(p int) ([]byte, error) {
+		env, err := read(p)
+		if p == pid && !cut && err == nil {
+			cut = true
+			return env[:bytes.Index(env, []byte("PADDING="))+20], nil // cut inside the padding
+		}
+		return env, err
+	}
+	defer func() { readEnviron = read }()
+	for _, l := range findLeftovers(0, "mark-cut", since, nil, map[int]bool{-1: true}) {
+		if l.PID == pid {
+			if !cut || !l.Tool {
+				t.Fatalf("%+v (first read cut: %v); want a tool's process, judged on a whole environment", l, cut)
+			}
+			return
+		}
+	}
+	t.Fatalf("pid %d not found", pid)
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -105,7 +106,12 @@ func wrap(cfg *Config, args []string) int {
 	}
 
 	cli := exec.Command(cfg.Path, args...)
-	cli.Env = append(cliEnv, EnvCLI+"="+strconv.Itoa(pid))
+	// The mark goes first: a read of the environment that the CLI's exec
+	// or exit cuts short keeps the start of it, and must not keep the run
+	// mark (further on) without the mark that says whose process it is.
+	cli.Env = append([]string{EnvCLI + "=" + strconv.Itoa(pid)}, slices.DeleteFunc(cliEnv, func(kv string) bool {
+		return strings.HasPrefix(kv, EnvCLI+"=")
+	})...)
 	cli.Stdin, cli.Stdout, cli.Stderr = cliIn, cliOut, cliErr
 	cli.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 
