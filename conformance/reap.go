@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentconform/agentconform/capture/proctree"
 	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/realcli"
 )
@@ -330,7 +331,12 @@ func procEnv(pid int, start int64) (facts envFacts, ok bool) {
 	if ok {
 		return facts, true
 	}
-	env, stable, err := readStableEnviron(pid)
+	// Two reads that agree (proctree.StableRead): a read that the
+	// process's exec or exit cut short, after the runner's mark but
+	// before the real CLI's, made a real Codex's sandbox helper in a
+	// session of its own the adapter's stray process; cut before the
+	// mark, it hid an adapter's process from every later look.
+	env, stable, err := proctree.StableRead(func() ([]byte, error) { return readEnviron(pid) })
 	if err != nil {
 		return envFacts{}, false
 	}
@@ -353,31 +359,6 @@ func procEnv(pid int, start int64) (facts envFacts, ok bool) {
 	envCache.m[k] = facts
 	envCache.Unlock()
 	return facts, true
-}
-
-// readStableEnviron reads the environment of pid until two reads in a row
-// agree (at most three reads); stable is false when none did. One read
-// is not enough: a process that replaces its program (exec) or exits
-// while its environment is being read leaves the read cut short, at any
-// byte (a process reading the environment of a process that forks and
-// execs 3,000 times got 15 cut reads in 120,000, some ending on a whole
-// entry). Cut after the runner's mark but before the real CLI's, as the
-// real CLI's environment lists them, such a read made a real CLI's
-// sandbox helper, in a session of its own, the adapter's stray process;
-// cut before the mark, it hid an adapter's process from every later look.
-func readStableEnviron(pid int) (env []byte, stable bool, err error) {
-	env, err = readEnviron(pid)
-	for i := 0; i < 2 && err == nil; i++ {
-		again, aerr := readEnviron(pid)
-		if aerr != nil {
-			return env, false, nil
-		}
-		if bytes.Equal(again, env) {
-			return env, true, nil
-		}
-		env = again
-	}
-	return env, false, err
 }
 
 // readEnviron reads the environment of pid (a variable so that a test can

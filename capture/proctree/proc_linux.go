@@ -27,7 +27,7 @@ func Scan(m Match) ([]Proc, error) {
 		if err != nil || pid == self || !newer(pid) {
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		env, _, err := StableRead(func() ([]byte, error) { return os.ReadFile("/proc/" + e.Name() + "/environ") })
 		if err != nil || !marked(env, want) {
 			continue // gone, not ours to read, or not the run's
 		}

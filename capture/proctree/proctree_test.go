@@ -4,6 +4,7 @@ package proctree
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -237,5 +238,38 @@ func TestForkSeenBeforeItsExec(t *testing.T) {
 	want = Entry{Label: "p2", Argv: sleep.Argv, Parent: "p1", Group: "p1", Session: "p1", Stdin: "/dev/null", Stdout: "/h/out", Stderr: "/h/out"}
 	if !equal(seen[1], want) {
 		t.Errorf("the sleep is seen as %+v, want its first sight %+v", seen[1], want)
+	}
+}
+
+// TestStableRead: a read that differs from the next is not taken for
+// stable; two that agree are.
+func TestStableRead(t *testing.T) {
+	reads := func(rs ...string) func() ([]byte, error) {
+		i := 0
+		return func() ([]byte, error) {
+			r := rs[min(i, len(rs)-1)]
+			i++
+			if r == "ERR" {
+				return nil, errors.New("gone")
+			}
+			return []byte(r), nil
+		}
+	}
+	for _, c := range []struct {
+		reads  []string
+		want   string
+		stable bool
+		err    bool
+	}{
+		{[]string{"A=1\x00B=2\x00", "A=1\x00B=2\x00"}, "A=1\x00B=2\x00", true, false},
+		{[]string{"A=1\x00", "A=1\x00B=2\x00", "A=1\x00B=2\x00"}, "A=1\x00B=2\x00", true, false}, // the first read cut short
+		{[]string{"A", "B", "C"}, "C", false, false},
+		{[]string{"A=1\x00", "ERR"}, "A=1\x00", false, false}, // gone after one read: used, not trusted
+		{[]string{"ERR"}, "", false, true},
+	} {
+		b, stable, err := StableRead(reads(c.reads...))
+		if string(b) != c.want || stable != c.stable || (err != nil) != c.err {
+			t.Errorf("reads %q: got %q, stable %v, err %v; want %q, stable %v, error %v", c.reads, b, stable, err, c.want, c.stable, c.err)
+		}
 	}
 }
