@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -642,4 +643,61 @@ func acpFS(project, method string, params json.RawMessage) (any, error) {
 		text = strings.Join(lines[from:to], "")
 	}
 	return map[string]any{"content": text}, nil
+}
+
+// ageGeminiSession renames the file Gemini CLI recorded session id in
+// (under home's .gemini/tmp/<project>/chats) to the name it would have
+// had an hour earlier, so that the session reads as one from an earlier
+// run. Gemini CLI names a new session's file after the UTC minute it
+// started and the id's first 8 characters (session-2026-11-29T09-35-
+// 4d8d1674.jsonl), and its session/load starts a new recording of the
+// session it loads before it reads the session back: in the minute the
+// session was made, that recording's file is the session's own, whose
+// messages it resets, and the load fails with "Invalid session
+// identifier" (Gemini CLI 0.61.0, docs/protocols/acp.md#sessions). A
+// user's earlier session is rarely from the same minute; a stage that
+// primes one and loads it at once is, unless it ages it.
+func ageGeminiSession(home, id string) error {
+	if len(id) < 8 {
+		return fmt.Errorf("capture: session id %q is too short to name a Gemini session file", id)
+	}
+	files, err := filepath.Glob(filepath.Join(home, ".gemini", "tmp", "*", "chats", "session-*-"+id[:8]+".json*"))
+	if err != nil {
+		return fmt.Errorf("capture: the Gemini session files of %s: %w", id, err)
+	}
+	aged := 0
+	for _, f := range files {
+		base := filepath.Base(f)
+		stamp := strings.TrimPrefix(base, "session-")
+		if len(stamp) < len("2006-01-02T15-04") {
+			continue
+		}
+		t, err := time.Parse("2006-01-02T15-04", stamp[:len("2006-01-02T15-04")])
+		if err != nil {
+			continue
+		}
+		if !strings.Contains(firstLine(f), `"sessionId":"`+id+`"`) {
+			continue // another session with the same first 8 characters
+		}
+		older := "session-" + t.Add(-time.Hour).Format("2006-01-02T15-04") + stamp[len("2006-01-02T15-04"):]
+		if err := os.Rename(f, filepath.Join(filepath.Dir(f), older)); err != nil {
+			return fmt.Errorf("capture: ageing the Gemini session file %s: %w", base, err)
+		}
+		aged++
+	}
+	if aged == 0 {
+		return fmt.Errorf("capture: no Gemini session file of %s under %s", id, filepath.Join(home, ".gemini", "tmp"))
+	}
+	return nil
+}
+
+// firstLine returns the first line of the file at path ("" if unreadable).
+func firstLine(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	return line
 }

@@ -136,3 +136,33 @@ func TestACPFS(t *testing.T) {
 		t.Errorf("written %q", b)
 	}
 }
+
+// TestAgeGeminiSession: the session's file is renamed an hour earlier, in
+// its directory; another session whose id starts alike is left alone.
+func TestAgeGeminiSession(t *testing.T) {
+	home := t.TempDir()
+	chats := filepath.Join(home, ".gemini", "tmp", "work", "chats")
+	if err := os.MkdirAll(chats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	id := "4d8d1674-2ae9-4d1a-88a6-c7ccb2617f05"
+	mine := filepath.Join(chats, "session-2026-11-29T00-05-4d8d1674.jsonl")
+	other := filepath.Join(chats, "session-2026-11-29T00-05-4d8d1674.json")
+	os.WriteFile(mine, []byte(`{"sessionId":"`+id+`","projectHash":"h"}`+"\n"), 0o644)
+	os.WriteFile(other, []byte(`{"sessionId":"4d8d1674-0000-4000-8000-000000000000","projectHash":"h"}`+"\n"), 0o644)
+	if err := ageGeminiSession(home, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(chats, "session-2026-11-28T23-05-4d8d1674.jsonl")); err != nil {
+		t.Errorf("the session's file not renamed an hour earlier: %v", err)
+	}
+	if _, err := os.Stat(mine); err == nil {
+		t.Error("the session's file is still under its own minute")
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another session's file was moved: %v", err)
+	}
+	if err := ageGeminiSession(home, "00000000-0000-4000-8000-000000000000"); err == nil {
+		t.Error("no error for a session with no file")
+	}
+}

@@ -261,6 +261,14 @@ func captureOnce(ctx context.Context, bin *Binary, scenario string, p *plan, pro
 	run := &oneRun{}
 	session := ""
 	for i, pr := range procs {
+		if i > 0 && pr.acp != nil && pr.acp.load && pr.acp.loadID == "" && bin.CLI == "gemini" && session != "" {
+			// The session the load asks for is of an earlier run, not of
+			// this minute (ageGeminiSession): loaded in the minute it was
+			// made, Gemini CLI 0.61.0 resets it and the load fails.
+			if err := ageGeminiSession(sb.Home, session); err != nil {
+				return nil, err
+			}
+		}
 		d := &driver{cli: bin.CLI, p: pr}
 		if p.trees {
 			d.tree = watchTree(proctree.Match{Home: sb.Home}, red.String)

@@ -150,5 +150,11 @@ func (s *Stage) Prime(ctx context.Context, dir string) (string, error) {
 	if d.rawSession == "" || proc.Exit != 0 {
 		return "", fmt.Errorf("capture: priming a session of %s with %s: the CLI announced no session (exit %d)", s.Scenario, s.CLI, proc.Exit)
 	}
+	if pr.acp != nil && s.CLI == "gemini" {
+		// A session of an earlier run, not of this minute (ageGeminiSession).
+		if err := ageGeminiSession(sb.Home, d.rawSession); err != nil {
+			return "", err
+		}
+	}
 	return d.rawSession, nil
 }

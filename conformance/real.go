@@ -118,17 +118,16 @@ func (r *RealCLIs) plan(c *Case) (*realCase, string) {
 		return nil, "Claude from npm is its native binary, no launcher in front; the package's fallback launcher this case plays dies of a signal the CLI behind it never gets, which the wrapper standing for the process the adapter started cannot show"
 	case c.FaultsLaterOnly:
 		return nil, "it slows only a later process of the session, and the recording wrapper applies a case's faults to every process"
-	case c.Agent == AgentGeminiACP && c.Resume != "" && !c.Expect.UnknownSession:
-		// A session primed by an ACP process of the stage was not found by
-		// the next one's session/load in 8 of 9 runs (Gemini CLI 0.61.0:
-		// "Invalid session identifier"), though capture's acp-load, one
-		// process after the other, loads it: until the stage primes one
-		// that loads, the case is judged on the fakes (acp-load.jsonl).
-		return nil, "the stage cannot yet prime a session that the real Gemini CLI's session/load finds"
 	}
 	// A case that resumes a session of an earlier run (its first turn
 	// done) gets one from the real CLI itself: the stage primes it.
 	prime := len(c.Sessions) > 0 && c.Resume == resumeID
+	if c.Agent == AgentGeminiACP && c.Resume != "" && !c.Expect.UnknownSession {
+		// An ACP client's session/load of an earlier session: the stage
+		// primes it with the scenario's first agent process (and ages it:
+		// capture's ageGeminiSession) in place of the fixture's session.
+		prime = true
+	}
 	scenario := path.Base(c.Fixture)
 	if alias := scenarioAlias[cli+"/"+scenario]; alias != "" {
 		scenario = alias
