@@ -609,6 +609,7 @@ type driver struct {
 	interrupted bool
 	interruptAt time.Time
 	inTurn      bool       // the CLI has been seen in its first turn
+	inTurnAt    time.Time  // when it was
 	cliUp       time.Time  // when the first CLI process was seen running
 	runningAt   time.Time  // when a real CLI asked for text first showed it runs (see cliRunning)
 	modelAsked  func() int // a real CLI's requests to the mock model API so far; nil for the fakes
@@ -872,7 +873,7 @@ func (d *driver) timers() {
 	d.watchdog()
 	// The early close is for a CLI that went quiet in its turn, not for an
 	// adapter still starting up.
-	if c.CloseWhenQuiet > 0 && !d.closed && quietFor >= c.CloseWhenQuiet && d.cliInTurn() {
+	if c.CloseWhenQuiet > 0 && !d.closed && quietFor >= c.CloseWhenQuiet && d.cliInTurn() && time.Since(d.inTurnAt) >= c.CloseWhenQuiet {
 		d.send("close", nil)
 	}
 }
@@ -935,15 +936,26 @@ func (d *driver) cliInTurn() bool {
 		d.cliUp = time.Now()
 	}
 	if !d.cliUp.IsZero() && time.Since(d.cliUp) >= d.notInTurn() {
-		d.inTurn = true
+		d.inTurn, d.inTurnAt = true, time.Now()
 		return true
 	}
-	if d.c.Agent == "claude" {
+	switch {
+	case d.c.Agent == "claude":
 		// A real Claude asked for text writes no system/init: it is in
 		// its turn once it asked the model.
 		d.inTurn = d.cli.initSeen || d.modelAsked != nil && d.modelAsked() > 0
-	} else {
+	case d.modelAsked != nil && (d.c.Agent == AgentGeminiACP || d.c.Agent == AgentAppServer):
+		// A JSON-RPC agent's first lines answer the client's set-up
+		// (initialize, session/new), not its prompt: a real one is in its
+		// turn once it asked the model. Taken at its first line, a real
+		// Gemini that took 8 s to start on a loaded machine was closed as
+		// quiet before the client's prompt had reached it.
+		d.inTurn = d.modelAsked() > 0
+	default:
 		d.inTurn = d.cli.lines > 0 || d.cliRunning()
+	}
+	if d.inTurn {
+		d.inTurnAt = time.Now()
 	}
 	return d.inTurn
 }
