@@ -524,7 +524,7 @@ func reportPublish(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	for _, r := range all.Runs {
 		names = append(names, reports.RunLabel(r))
 	}
-	intro := "What agentconform finds, before you install it: the reference adapters (package reference), the official SDKs and a zoo of published third-party adapters (conformance/drivers, each behind a thin driver; every finding triaged in conformance/drivers/TRIAGE.md) run against the fake CLIs, every fixture, every check. Regenerate with: AGENTCONFORM_PUBLISH=1 go test ./e2e -run 'TestSDKBattery|TestZoo', then go run ./cmd/agentconform report publish"
+	intro := "What agentconform finds, before you install it: the reference adapters (package reference), the official SDKs and a zoo of published third-party adapters (conformance/drivers, each behind a thin driver; every finding triaged in conformance/drivers/TRIAGE.md) run against the fake CLIs, every fixture, every check. Regenerate with: AGENTCONFORM_PUBLISH=1 go test ./e2e -run 'TestSDKBattery|TestZoo|TestGoZoo', then go run ./cmd/agentconform report publish"
 	for _, r := range all.Runs {
 		if len(r.Meta.CLIVersionPins) > 0 {
 			intro += ". The reference adapters also ran at the older CLI versions kept as fixtures: the CLI versions section compares them"
