@@ -5,7 +5,10 @@
 package acptest
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,5 +163,80 @@ func TestLeakedCLIFails(t *testing.T) {
 	_, other, _ := verdicts(t, agentAdapter(t, "leak-cli"), "gemini/single-tool/stall")
 	if other["gemini/single-tool/stall lifecycle/reaps-cli"] != conformance.Fail {
 		t.Errorf("lifecycle/reaps-cli did not fail: %v", other)
+	}
+}
+
+// TestCancelBeforeTheCLIStarts: a session/cancel that reaches the test
+// agent before its CLI has started still ends the prompt cancelled. The
+// agent once signalled only a CLI it had already started and dropped an
+// earlier cancel: the CLI then ran its turn to end_turn (the fuzzer found
+// it on a loaded runner). Here the "CLI" takes a second to start.
+func TestCancelBeforeTheCLIStarts(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	slow := filepath.Join(dir, "gemini")
+	// A CLI slow to start that would then complete its turn.
+	script := "#!/bin/sh\nsleep 1\necho '{\"type\":\"result\",\"status\":\"success\",\"stats\":{}}'\n"
+	if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, filepath.Join("testdata", "gemini_acp_agent.py"))
+	cmd.Env = append(os.Environ(), "GEMINI_EXECUTABLE="+slow)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	next := func(want string) string {
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the agent ended before %s", want)
+				}
+				if strings.Contains(l, want) {
+					return l
+				}
+			case <-ctx.Done():
+				t.Fatalf("no %s from the agent", want)
+			}
+		}
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`+"\n")
+	var sid struct {
+		Result struct {
+			SessionID string `json:"sessionId"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(next(`"id": 1`)), &sid); err != nil || sid.Result.SessionID == "" {
+		t.Fatalf("session/new: %v", err)
+	}
+	// The cancel goes right behind the prompt: it reaches the agent while
+	// the prompt's thread is still starting the CLI.
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"`+sid.Result.SessionID+`","prompt":[{"type":"text","text":"hi"}]}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"`+sid.Result.SessionID+`"}}`+"\n")
+	if got := next(`"id": 2`); !strings.Contains(got, `"cancelled"`) {
+		t.Errorf("the prompt cancelled before its CLI started was answered %s; want stopReason cancelled", got)
 	}
 }

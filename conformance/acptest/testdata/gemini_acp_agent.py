@@ -89,7 +89,12 @@ def run_prompt(rid, sid, text):
         args += ["--resume", s["resume"]]
     proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=sys.stderr,
                             start_new_session=True)
-    s["proc"] = proc
+    with s["lock"]:
+        s["proc"] = proc
+        if s["cancelled"] and "leak-cli" not in BUGS:
+            # Cancelled while the CLI was starting: the cancel found no
+            # process to signal, so it is signalled now.
+            signal_group(proc, signal.SIGTERM)
     result = None
     for line in cli_lines(proc.stdout):
         line = line.strip()
@@ -118,7 +123,8 @@ def run_prompt(rid, sid, text):
         elif t == "result":
             result = ev
     code = proc.wait()
-    s["proc"] = None
+    with s["lock"]:
+        s["proc"], s["running"] = None, False
     if s["answered"]:
         return
     answers = 2 if "double-response" in BUGS else 1
@@ -178,7 +184,8 @@ def main():
                           "agentInfo": {"name": "gemini-acp-agent", "version": "1.0.0"}})
         elif method == "session/new":
             sid = str(uuid.uuid4())
-            sessions[sid] = {"resume": None, "proc": None, "cancelled": False, "answered": False, "prompt_id": None}
+            sessions[sid] = {"resume": None, "proc": None, "cancelled": False, "answered": False, "prompt_id": None,
+                             "running": False, "lock": threading.Lock()}
             respond(rid, {"sessionId": sid})
         elif method == "session/prompt":
             sid = params.get("sessionId")
@@ -186,20 +193,26 @@ def main():
                 fail(rid, -32602, "Session not found: %s" % sid)
                 continue
             s = sessions[sid]
-            s["cancelled"], s["answered"], s["prompt_id"] = False, False, rid
+            s["cancelled"], s["answered"], s["prompt_id"], s["running"] = False, False, rid, True
             text = "".join(b.get("text", "") for b in params.get("prompt", []) if b.get("type") == "text")
             th = threading.Thread(target=run_prompt, args=(rid, sid, text))
             th.start()
             threads.append(th)
         elif method == "session/cancel":
             s = sessions.get(params.get("sessionId"))
-            if s and s["proc"] is not None:
-                s["cancelled"] = True
-                if "leak-cli" in BUGS:
-                    s["answered"] = True
-                    respond(s["prompt_id"], {"stopReason": "cancelled"})
-                else:
-                    signal_group(s["proc"], signal.SIGTERM)
+            # A prompt is running from its request to its answer, its CLI
+            # started or not: a cancel that came before run_prompt had
+            # started the CLI was once dropped, and the CLI ran its turn to
+            # end_turn (a loaded runner, the fuzzer's stall fault).
+            if s and s["running"]:
+                with s["lock"]:
+                    s["cancelled"] = True
+                    if "leak-cli" in BUGS:
+                        if s["proc"] is not None:
+                            s["answered"] = True
+                            respond(s["prompt_id"], {"stopReason": "cancelled"})
+                    elif s["proc"] is not None:
+                        signal_group(s["proc"], signal.SIGTERM)
         elif rid is not None:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found: %s" % method}})
     # stdin ended: the editor is gone.
