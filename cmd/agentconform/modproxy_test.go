@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -122,8 +123,32 @@ func zipModule(root, file string) error {
 	return err
 }
 
-// moduleFiles lists the module's files, relative to root.
+// moduleFiles lists the module's files, relative to root, less those of
+// the modules nested in it (a directory below root with a go.mod of its
+// own, such as conformance/drivers/acp-go-sdk), which are no part of the
+// module's zip: the go command refuses a zip that holds another go.mod.
 func moduleFiles(root string) ([]string, error) {
+	files, err := treeFiles(root)
+	if err != nil {
+		return nil, err
+	}
+	var nested []string
+	for _, rel := range files {
+		if filepath.Base(rel) == "go.mod" && filepath.Dir(rel) != "." {
+			nested = append(nested, filepath.Dir(rel)+string(filepath.Separator))
+		}
+	}
+	kept := files[:0]
+	for _, rel := range files {
+		if !slices.ContainsFunc(nested, func(dir string) bool { return strings.HasPrefix(rel, dir) }) {
+			kept = append(kept, rel)
+		}
+	}
+	return kept, nil
+}
+
+// treeFiles lists every file of the tree at root, relative to root.
+func treeFiles(root string) ([]string, error) {
 	if out, err := exec.Command("git", "-C", root, "ls-files", "-z", "-c", "-o", "--exclude-standard").Output(); err == nil {
 		var files []string
 		seen := map[string]bool{}
