@@ -102,7 +102,8 @@ func runGoBattery(t *testing.T, s sdk, bin string) *conformance.Results {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: t.TempDir(), Baseline: bl, Pool: pool})
+	work := t.TempDir()
+	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: work, Baseline: bl, Pool: pool})
 	if err != nil {
 		t.Fatalf("the battery could not run against the %s driver: %v", s.dir, err)
 	}
@@ -112,5 +113,7 @@ func runGoBattery(t *testing.T, s sdk, bin string) *conformance.Results {
 	if len(res.Cases) == 0 {
 		t.Fatalf("no case ran against the %s driver (hello agents %v)", s.dir, res.Meta.Hello.Agents)
 	}
+	prereqOnce.Do(checkPrereqs) // the drivers' directory, node where it is
+	scrubMachinePaths(res, work, exe, bin, "driver")
 	return res
 }
