@@ -45,6 +45,10 @@ type acpSession struct {
 	// agent's fs/read_text_file and fs/write_text_file requests from the
 	// project directory, as an editor does.
 	fs bool
+	// mode, when set, is the session/set_mode the client sends once the
+	// session is open, before its first prompt (an editor's mode picker:
+	// "yolo", "autoEdit", "default").
+	mode string
 }
 
 // ACPFlag is the flag that starts Gemini CLI 0.61.0 in ACP mode (its
@@ -216,6 +220,16 @@ func acpAskScenarios(base []Scenario) []Scenario {
 				func(s *acpSession, _ *proc) { s.permission = "allow" }),
 			variant(from, from+"-ask-deny", from+" without --yolo, the permission Gemini asks first answered reject_once",
 				func(s *acpSession, _ *proc) { s.permission, s.cancel = "deny", false }))
+	}
+	// A client without --yolo that picks a mode before its first prompt:
+	// what Gemini asks then (evidence for the fake's mode switch; no
+	// fixtures of their own).
+	for _, m := range []struct{ from, mode string }{
+		{"acp-multi-tool", "yolo"}, {"acp-multi-tool", "autoEdit"}, {"acp-cancel", "autoEdit"},
+	} {
+		out = append(out, variant(m.from, m.from+"-mode-"+strings.ToLower(m.mode),
+			m.from+" without --yolo, session/set_mode "+m.mode+" before the first prompt, every permission Gemini asks answered allow_once",
+			func(s *acpSession, _ *proc) { s.permission, s.mode = "allow", m.mode }))
 	}
 	return append(out,
 		variant("acp-fs", "acp-fs-nofs", "acp-fs with a client that declares no fs capability, every permission Gemini asks answered allow_once",
@@ -407,6 +421,16 @@ func (d *driver) runACP(ctx context.Context, bin *Binary, sb *Sandbox, red *reda
 					sessionID = r.SessionID
 				}
 				l.proc.SessionID, d.rawSession = sessionID, sessionID
+				if s.mode != "" {
+					c.request("session/set_mode", map[string]any{"sessionId": sessionID, "modeId": s.mode})
+				} else {
+					sendPrompt()
+				}
+			case "session/set_mode":
+				if failed {
+					finishInput()
+					return
+				}
 				sendPrompt()
 			case "session/prompt":
 				prompt++

@@ -137,7 +137,8 @@ func (b Baseline) LoadFor(t *transcript.Transcript) (*transcript.Transcript, err
 // "permission", a load of an unknown session is none (the fake answers
 // it itself: ""), and the captures of a client without --yolo or without
 // the fs capability ("X-ask", "X-ask-deny", "fs-nofs", "fs-nofs-deny")
-// are the variant "variants/X-ask" ("variants/fs-nofs").
+// are the variant "variants/X-ask" ("variants/fs-nofs"); those of a client
+// that set a mode first ("X-mode-yolo", "X-mode-autoedit") have none.
 func acpFixtureName(scenario string) string {
 	name, ok := strings.CutPrefix(scenario, "acp-")
 	switch {
@@ -145,6 +146,11 @@ func acpFixtureName(scenario string) string {
 		return ""
 	case name == "permission-allow", name == "permission-deny":
 		return "permission"
+	case strings.Contains(name, "-mode-"):
+		// A client that set a mode first: the fake answers the
+		// session/set_mode itself and replays another fixture, which
+		// never saw that request.
+		return ""
 	}
 	if v := strings.TrimSuffix(name, "-deny"); strings.HasSuffix(v, "-ask") || strings.HasSuffix(v, "-nofs") {
 		return "variants/" + v

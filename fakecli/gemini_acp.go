@@ -125,6 +125,16 @@ type acpState struct {
 	// picked its variant (vary).
 	yolo    bool
 	fixture *transcript.Transcript
+
+	// base is the scenario's own fixture ("gemini/multi-tool") and baseT
+	// its transcript, fs what the client's initialize declared, and
+	// prompted is set once a session/prompt was taken: a session/set_mode
+	// before the first prompt picks the fixture that mode calls for
+	// (setMode).
+	base     string
+	baseT    *transcript.Transcript
+	fs       bool
+	prompted bool
 }
 
 // vary replaces a fixture replaying from its start by the variant the
@@ -151,25 +161,104 @@ func (a *acpState) vary(e *engine, m *stdinMsg) {
 	}
 	json.Unmarshal(m.raw, &init)
 	fsCaps := init.Params.ClientCapabilities.FS
-	v := acpfixtures.Variant(name, t, acpfixtures.Client{YOLO: a.yolo, FS: fsCaps.Read || fsCaps.Write})
-	if v == name {
-		return
+	a.base, a.baseT, a.fs = name, t, fsCaps.Read || fsCaps.Write
+	v := acpfixtures.Variant(name, t, acpfixtures.Client{YOLO: a.yolo, FS: a.fs})
+	if v != name {
+		a.switchTo(e, v, acp.MethodInitialize)
 	}
-	vt, err := acpfixtures.Load(v)
+}
+
+// setMode is session/set_mode before the session's first prompt: Gemini
+// CLI then asks what that mode asks (captured on 0.61.0 with a client
+// that did not start it with --yolo: "yolo" and "autoEdit" asked nothing
+// of a turn whose tools were edits, "default" asked for each edit,
+// docs/protocols/acp.md#permission). The fixture that mode calls for
+// replaces the one replaying, at the prompt: "yolo" the fixture of a
+// --yolo client, "autoEdit" that one too when every permission the
+// asking fixture requests is for an edit, any other mode the asking one.
+func (a *acpState) setMode(e *engine, m *stdinMsg) bool {
+	if a.base == "" || a.prompted || a.part != 0 {
+		return false
+	}
+	params, _ := m.obj["params"].(map[string]any)
+	mode, _ := params["modeId"].(string)
+	asking := acpfixtures.Variant(a.base, a.baseT, acpfixtures.Client{FS: a.fs})
+	unasked := acpfixtures.Variant(a.base, a.baseT, acpfixtures.Client{YOLO: true, FS: a.fs})
+	want := asking
+	switch mode {
+	case "yolo":
+		want = unasked
+	case "autoEdit":
+		if onlyEditsAsked(asking) {
+			want = unasked
+		}
+	}
+	if "acp/"+want == a.ref {
+		return false
+	}
+	return a.switchTo(e, want, acp.MethodSessionPrompt)
+}
+
+// onlyEditsAsked reports whether every permission request of the fixture
+// name is for a tool call of kind edit.
+func onlyEditsAsked(name string) bool {
+	t, err := acpfixtures.Load(name)
 	if err != nil {
-		fmt.Fprintf(e.p.stderr, "agentconform fake gemini: %v\n", err)
-		return
+		return false
+	}
+	for _, st := range t.Steps {
+		if st.Op != transcript.OpOut || !strings.Contains(st.Text, `"method":"session/request_permission"`) {
+			continue
+		}
+		var req struct {
+			Params struct {
+				ToolCall struct {
+					Kind string `json:"kind"`
+				} `json:"toolCall"`
+			} `json:"params"`
+		}
+		if json.Unmarshal([]byte(st.Text), &req) != nil || req.Params.ToolCall.Kind != "edit" {
+			return false
+		}
+	}
+	return true
+}
+
+// switchTo makes the fixture name (a variant, or the scenario's own) the
+// one replaying, at its first "in" step of method at: the replay stands
+// there in the fixture replaced. The session id already given out stays
+// the client's.
+func (a *acpState) switchTo(e *engine, name, at string) bool {
+	vt := a.baseT
+	if name != a.base {
+		var err error
+		if vt, err = acpfixtures.Load(name); err != nil {
+			fmt.Fprintf(e.p.stderr, "agentconform fake gemini: %v\n", err)
+			return false
+		}
 	}
 	parts := acpParts(e.p, vt)
-	at := slices.IndexFunc(parts[0], func(st transcript.Step) bool {
-		return st.Op == transcript.OpIn && st.Match != nil && st.Match["method"] == acp.MethodInitialize
+	pc := slices.IndexFunc(parts[0], func(st transcript.Step) bool {
+		return st.Op == transcript.OpIn && st.Match != nil && st.Match["method"] == at
 	})
-	if at < 0 {
-		return
+	if pc < 0 {
+		return false
 	}
 	a.parts = parts
-	a.ref, a.recordedSession = "acp/"+v, recordedSessionID(vt, "sessionId")
-	e.steps, e.labels, e.pc = a.parts[0], transcript.Labels(a.parts[0]), at
+	a.ref, a.recordedSession = "acp/"+name, recordedSessionID(vt, "sessionId")
+	e.steps, e.labels, e.pc = a.parts[0], transcript.Labels(a.parts[0]), pc
+	if a.session != "" {
+		// The client has its session: the new fixture's recorded id is
+		// written as that one, and a later process loads this fixture.
+		if a.recordedSession != a.session {
+			e.rewriteFrom, e.rewriteTo = a.recordedSession, a.session
+		}
+		rec := &session{CLI: "gemini", ID: a.session, Transcript: a.ref, Next: a.part + 1, Cwd: cwd(), Title: "acp"}
+		if err := a.st.put(rec); err != nil {
+			fmt.Fprintf(e.p.stderr, "agentconform fake gemini: %v\n", err)
+		}
+	}
+	return true
 }
 
 // acpSignal is Gemini CLI's own answer to a signal in ACP mode: exit 0,
@@ -284,6 +373,7 @@ func (a *acpState) consumed(e *engine, st *transcript.Step, m *stdinMsg) flow {
 			b, _ := json.Marshal(id)
 			a.prompt, a.cancelled = string(b), false
 		}
+		a.prompted = true
 	}
 	if a.cancelAfterAnswer {
 		a.cancelAfterAnswer = false
@@ -347,7 +437,13 @@ func (a *acpState) dispatch(e *engine, m *stdinMsg, at *transcript.Step) flow {
 		e.logStdin(m, "control")
 		idJSON, _ := json.Marshal(id)
 		switch method {
-		case "session/set_mode", "session/set_model", acp.MethodAuthenticate:
+		case "session/set_mode":
+			switched := a.setMode(e, m)
+			if f := e.write(`{"jsonrpc":"2.0","id":`+string(idJSON)+`,"result":{}}`, true, 0); f == flowEnd || !switched {
+				return f
+			}
+			return flowJump // the replay goes on in the fixture the mode calls for
+		case "session/set_model", acp.MethodAuthenticate:
 			return e.write(`{"jsonrpc":"2.0","id":`+string(idJSON)+`,"result":{}}`, true, 0)
 		}
 		msg, _ := json.Marshal(`"Method not found": ` + method)

@@ -326,3 +326,57 @@ func TestGeminiACPFlags(t *testing.T) {
 		t.Errorf("--experimental-acp: %d %q %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestGeminiACPSetModeBeforePrompt: a client that did not start Gemini
+// with --yolo and sets a mode before its first prompt is asked what that
+// mode asks, as the real Gemini CLI 0.61.0 asked (docs/protocols/acp.md#permission):
+// nothing under "yolo", nothing under "autoEdit" for a turn of edits, its
+// sleep command under "autoEdit", every edit under "default"; the
+// session id it was given stays the one the turn carries.
+func TestGeminiACPSetModeBeforePrompt(t *testing.T) {
+	for _, c := range []struct {
+		fixture, mode string
+		asks          bool
+	}{
+		{"gemini/multi-tool", "yolo", false},
+		{"gemini/multi-tool", "autoEdit", false},
+		{"gemini/multi-tool", "default", true},
+		{"gemini/cancel", "autoEdit", true},
+		{"gemini/cancel", "yolo", false},
+	} {
+		t.Run(c.fixture+"/"+c.mode, func(t *testing.T) {
+			l, sid := acpSession(t, fakecli.Options{Fixture: c.fixture})
+			l.send(`{"jsonrpc":"2.0","id":"mode-1","method":"session/set_mode","params":{"sessionId":"` + sid + `","modeId":"` + c.mode + `"}}`)
+			l.until("the set_mode response", isResponse("mode-1"))
+			prompt(l, "p-1", sid)
+			asked := false
+			for {
+				m := l.nextEvent()
+				if m["method"] == "session/request_permission" {
+					asked = true
+					if got := lookup(m, "/params/sessionId"); got != sid {
+						t.Errorf("the request names session %v, want %s", got, sid)
+					}
+					if c.fixture == "gemini/cancel" {
+						break // its one command, asked for: the turn then waits for a cancel
+					}
+					b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "proceed_once"}}})
+					l.send(string(b))
+					continue
+				}
+				if m["method"] == "session/update" && lookup(m, "/params/sessionId") != sid {
+					t.Fatalf("an update of session %v, want %s", lookup(m, "/params/sessionId"), sid)
+				}
+				if isResponse("p-1")(m) {
+					break
+				}
+				if c.fixture == "gemini/cancel" && isUpdate("tool_call")(m) {
+					break // its one command, run unasked: the turn then waits for a cancel
+				}
+			}
+			if asked != c.asks {
+				t.Errorf("asked for permission: %v, want %v", asked, c.asks)
+			}
+		})
+	}
+}
