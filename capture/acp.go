@@ -682,6 +682,7 @@ func acpFS(project, method string, params json.RawMessage) (any, error) {
 // user's earlier session is rarely from the same minute; a stage that
 // primes one and loads it at once is, unless it ages it.
 func ageGeminiSession(home, id string) error {
+	const geminiMinute = "2006-01-02T15-04" // the file name's UTC minute
 	if len(id) < 8 {
 		return fmt.Errorf("capture: session id %q is too short to name a Gemini session file", id)
 	}
@@ -693,17 +694,17 @@ func ageGeminiSession(home, id string) error {
 	for _, f := range files {
 		base := filepath.Base(f)
 		stamp := strings.TrimPrefix(base, "session-")
-		if len(stamp) < len("2006-01-02T15-04") {
+		if len(stamp) < len(geminiMinute) {
 			continue
 		}
-		t, err := time.Parse("2006-01-02T15-04", stamp[:len("2006-01-02T15-04")])
+		t, err := time.Parse(geminiMinute, stamp[:len(geminiMinute)])
 		if err != nil {
 			continue
 		}
 		if !strings.Contains(firstLine(f), `"sessionId":"`+id+`"`) {
 			continue // another session with the same first 8 characters
 		}
-		older := "session-" + t.Add(-time.Hour).Format("2006-01-02T15-04") + stamp[len("2006-01-02T15-04"):]
+		older := "session-" + t.Add(-time.Hour).Format(geminiMinute) + stamp[len(geminiMinute):]
 		if err := os.Rename(f, filepath.Join(filepath.Dir(f), older)); err != nil {
 			return fmt.Errorf("capture: ageing the Gemini session file %s: %w", base, err)
 		}

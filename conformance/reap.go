@@ -331,11 +331,8 @@ func procEnv(pid int, start int64) (facts envFacts, ok bool) {
 	if ok {
 		return facts, true
 	}
-	// Two reads that agree (proctree.StableRead): a read that the
-	// process's exec or exit cut short, after the runner's mark but
-	// before the real CLI's, made a real Codex's sandbox helper in a
-	// session of its own the adapter's stray process; cut before the
-	// mark, it hid an adapter's process from every later look.
+	// Two reads that agree: a read cut short by an exec or exit once made
+	// a real Codex's sandbox helper the adapter's stray process.
 	env, stable, err := proctree.StableRead(func() ([]byte, error) { return readEnviron(pid) })
 	if err != nil {
 		return envFacts{}, false

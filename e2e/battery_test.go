@@ -47,37 +47,59 @@ func TestSDKBattery(t *testing.T) {
 			res := runBattery(t, s, driver)
 			logFindings(t, res)
 			checkTriage(t, s, res)
-			if os.Getenv("AGENTCONFORM_PUBLISH") != "1" {
-				return
-			}
-			path := filepath.Join(examplesDir, "sdk-"+s.dir+".json")
-			if err := reports.WriteResultsFile(path, reports.NewDocument(res)); err != nil {
-				t.Fatalf("writing %s: %v", path, err)
-			}
-			t.Logf("wrote %s: %d cases in %.1fs", path, len(res.Cases), res.Meta.Duration)
+			publishResults(t, s, res)
 		})
 	}
+}
+
+// publishResults writes res to reports/examples (sdk-<dir>.json,
+// zoo-<label>.json) when AGENTCONFORM_PUBLISH=1, and does nothing
+// otherwise: the tests write nothing in the tree unless asked.
+func publishResults(t *testing.T, s sdk, res *conformance.Results) {
+	t.Helper()
+	if os.Getenv("AGENTCONFORM_PUBLISH") != "1" {
+		return
+	}
+	group := s.group
+	if group == "" {
+		group = "sdk"
+	}
+	path := filepath.Join(examplesDir, group+"-"+strings.ReplaceAll(s.label(), "@", "-")+".json")
+	if err := reports.WriteResultsFile(path, reports.NewDocument(res)); err != nil {
+		t.Fatalf("writing %s: %v", path, err)
+	}
+	t.Logf("wrote %s: %d cases in %.1fs", path, len(res.Cases), res.Meta.Duration)
 }
 
 // pool is the slots every battery's cases share: the batteries of the
 // SDKs, the zoo and the ACP profile run at once, each case starting Node.
 var pool = conformance.NewPool(0)
 
-// runBattery runs every case the driver's hello asks for and scrubs the
-// paths of this machine from the results.
+// runBattery runs every case the Node driver's hello asks for and scrubs
+// the paths of this machine from the results.
 func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
+	t.Helper()
+	rel := "conformance/drivers/" + s.dir + "/driver.mjs"
+	argv := append([]string{nodePath, driver}, s.args()...)
+	return runBatteryOf(t, s, argv, strings.Join(append([]string{"node", rel}, s.args()...), " "), driver, rel)
+}
+
+// runBatteryOf runs every case the hello of the driver started with argv
+// asks for (reproduce is how a reader starts it) and scrubs the paths of
+// this machine from the results (scrub: more old, new pairs).
+func runBatteryOf(t *testing.T, s sdk, argv []string, reproduce string, scrub ...string) *conformance.Results {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	prereqOnce.Do(checkPrereqs) // the drivers' directory, node where it is
 	work := t.TempDir()
-	rel := "conformance/drivers/" + s.dir + "/driver.mjs"
 	a := conformance.Adapter{
 		Name:      s.name(),
-		Reproduce: strings.Join(append([]string{"node", rel}, s.args()...), " "),
+		Reproduce: reproduce,
 		Command: func(ctx context.Context) *exec.Cmd {
-			return exec.CommandContext(ctx, nodePath, append([]string{driver}, s.args()...)...)
+			return exec.CommandContext(ctx, argv[0], argv[1:]...)
 		},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -101,7 +123,7 @@ func runBattery(t *testing.T, s sdk, driver string) *conformance.Results {
 			t.Fatalf("case %s has %d check results, want one per check (%d)", c.ID, len(c.Checks), len(conformance.Catalog()))
 		}
 	}
-	scrubMachinePaths(res, work, exe, driver, rel)
+	scrubMachinePaths(res, work, exe, scrub...)
 	return res
 }
 

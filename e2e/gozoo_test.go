@@ -11,9 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentconform/agentconform/conformance"
-	"github.com/agentconform/agentconform/reports"
 )
 
 // goZoo are the zoo's drivers around published Go modules: each is a
@@ -34,21 +31,17 @@ func TestGoZoo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the zoo batteries take minutes")
 	}
-	publish := os.Getenv("AGENTCONFORM_PUBLISH") == "1"
 	for _, s := range goZoo {
 		t.Run(s.label(), func(t *testing.T) {
 			bin := buildGoDriver(t, s)
-			res := runGoBattery(t, s, bin)
+			res := runBatteryOf(t, s, []string{bin}, "go build -o driver ./conformance/drivers/"+s.dir+" && ./driver", bin, "driver")
+			if want := goModVersion(t, s); res.Meta.Hello.Version != want {
+				t.Errorf("the driver's hello names version %q; want the one its go.mod pins, %s, from its build info", res.Meta.Hello.Version, want)
+			}
 			logFindings(t, res)
 			checkTriage(t, s, res)
 			t.Logf("%s %s: %d cases in %.1fs", s.pkg, res.Meta.Hello.Version, len(res.Cases), res.Meta.Duration)
-			if publish {
-				path := filepath.Join(examplesDir, "zoo-"+s.label()+".json")
-				if err := reports.WriteResultsFile(path, reports.NewDocument(res)); err != nil {
-					t.Fatalf("writing %s: %v", path, err)
-				}
-				t.Logf("wrote %s", path)
-			}
+			publishResults(t, s, res)
 		})
 	}
 }
@@ -84,36 +77,18 @@ func buildGoDriver(t *testing.T, s sdk) string {
 	return bin
 }
 
-// runGoBattery runs every case the Go driver's hello asks for.
-func runGoBattery(t *testing.T, s sdk, bin string) *conformance.Results {
+// goModVersion is the version of s.pkg that the driver's go.mod requires.
+func goModVersion(t *testing.T, s sdk) string {
 	t.Helper()
-	exe, err := os.Executable()
+	b, err := os.ReadFile(filepath.Join("..", "conformance", "drivers", s.dir, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := conformance.Adapter{
-		Name:      s.name(),
-		Reproduce: "go build -o driver ./conformance/drivers/" + s.dir + " && ./driver",
-		Command:   func(ctx context.Context) *exec.Cmd { return exec.CommandContext(ctx, bin) },
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require ")); len(f) >= 2 && f[0] == s.pkg {
+			return f[1]
+		}
 	}
-	bl, err := conformance.ReadBaseline(filepath.Join("..", "conformance", "drivers", s.dir, s.baseline()))
-	if err != nil {
-		t.Fatalf("every finding of a driver's battery is triaged in its %s: %v", s.baseline(), err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	work := t.TempDir()
-	res, err := conformance.Run(ctx, conformance.Config{Adapter: a, FakeExe: exe, Seed: 1, Timeout: batteryTimeout, WorkDir: work, Baseline: bl, Pool: pool})
-	if err != nil {
-		t.Fatalf("the battery could not run against the %s driver: %v", s.dir, err)
-	}
-	if res.Meta.Hello == nil || res.Meta.Hello.Version != "v0.13.0" && s.dir == "acp-go-sdk" {
-		t.Fatalf("the %s driver's hello: %+v; want the module's version from its build info", s.dir, res.Meta.Hello)
-	}
-	if len(res.Cases) == 0 {
-		t.Fatalf("no case ran against the %s driver (hello agents %v)", s.dir, res.Meta.Hello.Agents)
-	}
-	prereqOnce.Do(checkPrereqs) // the drivers' directory, node where it is
-	scrubMachinePaths(res, work, exe, bin, "driver")
-	return res
+	t.Fatalf("conformance/drivers/%s/go.mod requires no %s", s.dir, s.pkg)
+	return ""
 }

@@ -4,11 +4,7 @@ package e2e
 
 import (
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/agentconform/agentconform/reports"
 )
 
 // The zoo: published third-party adapters this project did not write,
@@ -55,7 +51,6 @@ func TestZoo(t *testing.T) {
 	if os.Geteuid() == 0 && os.Getenv("IS_SANDBOX") != "1" {
 		t.Setenv("IS_SANDBOX", "1")
 	}
-	publish := os.Getenv("AGENTCONFORM_PUBLISH") == "1"
 	for _, s := range zoo {
 		t.Run(s.label(), func(t *testing.T) {
 			driver := requireDriver(t, s)
@@ -63,14 +58,7 @@ func TestZoo(t *testing.T) {
 			logFindings(t, res)
 			checkTriage(t, s, res)
 			t.Logf("%s %s: %d cases in %.1fs", s.pkg, sdkVersion(s), len(res.Cases), res.Meta.Duration)
-			if !publish {
-				return
-			}
-			path := filepath.Join(examplesDir, "zoo-"+strings.ReplaceAll(s.label(), "@", "-")+".json")
-			if err := reports.WriteResultsFile(path, reports.NewDocument(res)); err != nil {
-				t.Fatalf("writing %s: %v", path, err)
-			}
-			t.Logf("wrote %s", path)
+			publishResults(t, s, res)
 		})
 	}
 }

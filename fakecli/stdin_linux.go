@@ -16,13 +16,23 @@ func stdinPending(r any) bool {
 	if !ok {
 		return false
 	}
-	fd := int(f.Fd())
-	if fd < 0 || fd >= 1024 {
+	// Through SyscallConn, not Fd: Fd would put the pipe in blocking mode
+	// under the reader goroutine's feet.
+	rc, err := f.SyscallConn()
+	if err != nil {
 		return false
 	}
-	var set syscall.FdSet
-	set.Bits[fd/64] |= 1 << (uint(fd) % 64)
-	tv := syscall.Timeval{}
-	n, err := syscall.Select(fd+1, &set, nil, nil, &tv)
-	return err == nil && n > 0
+	pending := false
+	rc.Control(func(u uintptr) {
+		fd := int(u)
+		if fd < 0 || fd >= 1024 {
+			return
+		}
+		var set syscall.FdSet
+		set.Bits[fd/64] |= 1 << (uint(fd) % 64)
+		tv := syscall.Timeval{}
+		n, err := syscall.Select(fd+1, &set, nil, nil, &tv)
+		pending = err == nil && n > 0
+	})
+	return pending
 }

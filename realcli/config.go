@@ -131,7 +131,7 @@ var keptMarks = map[string]bool{"AGENTCONFORM_RUN_MARK": true, "AGENTCONFORM_CAS
 // what Unset names and the wrapper's own settings, with Env over it.
 func (c *Config) cliEnv(env []string) []string {
 	drop := func(k string) bool {
-		if strings.HasPrefix(k, "AGENTCONFORM_") && !keptMarks[k] && k != EnvCLI {
+		if strings.HasPrefix(k, "AGENTCONFORM_") && !keptMarks[k] {
 			// The fakes' settings and the wrapper's own: nothing a real
 			// CLI reads, and a CLI that happens to be agentconform's
 			// fake must not log into the wrapper's log.

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -109,9 +108,8 @@ func wrap(cfg *Config, args []string) int {
 	// The mark goes first: a read of the environment that the CLI's exec
 	// or exit cuts short keeps the start of it, and must not keep the run
 	// mark (further on) without the mark that says whose process it is.
-	cli.Env = append([]string{EnvCLI + "=" + strconv.Itoa(pid)}, slices.DeleteFunc(cliEnv, func(kv string) bool {
-		return strings.HasPrefix(kv, EnvCLI+"=")
-	})...)
+	// (cliEnv holds no other: it drops the runner's variables.)
+	cli.Env = append([]string{EnvCLI + "=" + strconv.Itoa(pid)}, cliEnv...)
 	cli.Stdin, cli.Stdout, cli.Stderr = cliIn, cliOut, cliErr
 	cli.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 
