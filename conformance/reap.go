@@ -117,15 +117,12 @@ func settle(observe *observeLog, pgid int, mark string, since time.Time, runnerK
 		}
 	}
 	fakes := map[int][]string{}
-	sessions := map[int]bool{} // the real CLIs'
 	for _, r := range log {
 		if r.Kind == "start" {
 			fakes[r.PID] = r.Argv
-			if r.SID > 0 {
-				sessions[r.SID] = true
-			}
 		}
 	}
+	sessions := cliSessions(log)
 	left := findLeftovers(pgid, mark, since, fakes, sessions)
 	for len(left) > 0 && time.Now().Before(deadline) {
 		// Other processes of the adapter's (an MCP server, a wrapper) may
@@ -471,6 +468,23 @@ func readBootTime() time.Time {
 	return time.Time{}
 }
 
+// cliSessions returns the sessions the start records say the real CLIs'
+// wrappers ran in. A wrapper whose session is led by a process outside
+// its pid namespace (a container's, a CI sandbox's) logs none: getsid
+// and /proc say 0 there, for the wrapper, the CLI and the runner alike,
+// and 0 is then the CLIs' session (a session of its own never reads 0:
+// its leader is the process itself). Reading no session there for the
+// CLI, the runner took every real tool's process for the adapter's.
+func cliSessions(log []fakecli.Observation) map[int]bool {
+	sessions := map[int]bool{}
+	for _, r := range log {
+		if r.Kind == "start" && strings.HasPrefix(r.Transcript, realcli.TranscriptPrefix) {
+			sessions[r.SID] = true // 0: a session led from outside the namespace
+		}
+	}
+	return sessions
+}
+
 // realProcess tells the processes of a run on the real CLIs apart by the
 // marks the wrapper gives them (realcli.EnvCanary, realcli.EnvCLI): the
 // wrapper's canary is its own (helper), and a process the real CLI
@@ -483,7 +497,7 @@ func realProcess(st procStatus, env envFacts, selfSID int, cliSessions map[int]b
 	case env.canary:
 		return true, false
 	case env.cli:
-		return false, selfSID >= 0 && st.sid != selfSID && len(cliSessions) > 0 && !cliSessions[st.sid]
+		return false, selfSID >= 0 && st.sid > 0 && st.sid != selfSID && len(cliSessions) > 0 && !cliSessions[st.sid]
 	}
 	return false, false
 }

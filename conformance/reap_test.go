@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentconform/agentconform/fakecli"
 	"github.com/agentconform/agentconform/realcli"
 )
 
@@ -213,4 +214,51 @@ func TestRealToolCutRead(t *testing.T) {
 		}
 	}
 	t.Fatalf("pid %d not found", pid)
+}
+
+// TestRealToolSessionOutsideNamespace: in a pid namespace whose session
+// leader is outside it (a container's, a CI sandbox's), the wrapper's
+// getsid says 0 and its start record names no session. The real CLI's
+// tool in a session of its own is still a tool's: judged with no CLI
+// session known, the sandbox a real Codex left running was the adapter's
+// stray process, in CI three times and never on a machine whose session
+// was visible.
+func TestRealToolSessionOutsideNamespace(t *testing.T) {
+	since := time.Now()
+	tool := exec.Command("sleep", "34")
+	tool.Env = []string{envRunMark + "=mark-ns", realcli.EnvCLI + "=codex"}
+	tool.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := tool.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tool.Process.Kill(); tool.Wait() })
+	pid := tool.Process.Pid
+	// The wrapper's start record as it is written there: no sid.
+	log := []fakecli.Observation{{Kind: "start", PID: 1, CLI: "codex", Transcript: realcli.TranscriptPrefix + "codex@0.171.0"}}
+	sessions := cliSessions(log)
+	if !sessions[0] || len(sessions) != 1 {
+		t.Fatalf("sessions of a start record without sid: %v; want the session read as 0", sessions)
+	}
+	for _, l := range findLeftovers(0, "mark-ns", since, nil, sessions) {
+		if l.PID == pid {
+			if !l.Tool {
+				t.Fatalf("%+v; want a tool's process (a session of its own, %d)", l, pid)
+			}
+			return
+		}
+	}
+	t.Fatalf("pid %d not found", pid)
+}
+
+// TestRealProcessInvisibleSession: a process whose session reads 0 (led
+// from outside the namespace, as the runner's and the CLI's are there) is
+// in no session of its own, so never a tool's.
+func TestRealProcessInvisibleSession(t *testing.T) {
+	env := envFacts{cli: true}
+	if _, tool := realProcess(procStatus{sid: 0}, env, 0, map[int]bool{77: true}); tool {
+		t.Error("a real CLI's process in a session read as 0 was judged a tool's")
+	}
+	if _, tool := realProcess(procStatus{sid: 4242}, env, 0, map[int]bool{0: true}); !tool {
+		t.Error("a real CLI's process in a session of its own (runner's and CLI's read as 0) was not judged a tool's")
+	}
 }

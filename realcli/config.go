@@ -123,6 +123,11 @@ const EnvCanary = "AGENTCONFORM_REAL_CANARY"
 // session of its own, which no adapter can reach, from the adapter's.
 const EnvCLI = "AGENTCONFORM_REAL_CLI"
 
+// TranscriptPrefix begins the transcript a wrapper's start record names
+// ("real:codex@0.171.0"): the runner tells a real CLI's start from a
+// fake's by it.
+const TranscriptPrefix = "real:"
+
 // keptMarks are the runner's variables the CLI keeps: the run mark, by
 // which the runner finds what the CLI left running, and the case's name.
 var keptMarks = map[string]bool{"AGENTCONFORM_RUN_MARK": true, "AGENTCONFORM_CASE": true}

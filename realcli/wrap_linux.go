@@ -38,7 +38,7 @@ func wrap(cfg *Config, args []string) int {
 	cwd, _ := os.Getwd()
 	stdinTTY := isTerminal(os.Stdin)
 	log.log("start", "cli", cfg.CLI, "argv", argv, "env", envMarks(), "cwd", cwd,
-		"transcript", "real:"+cfg.CLI+"@"+cfg.Version, "stdin_tty", stdinTTY, "ppid", os.Getppid(), "sid", sessionOf0())
+		"transcript", TranscriptPrefix+cfg.CLI+"@"+cfg.Version, "stdin_tty", stdinTTY, "ppid", os.Getppid(), "sid", sessionOf0())
 	// Written at once: a signal may end the wrapper any moment from now.
 	log.flush()
 	// The wire copy exists from the start, as a fake's does: the runner
