@@ -145,7 +145,11 @@ func leftoverOutcome(o *Observation, cli bool, expected string) Outcome {
 		}
 		where := ""
 		if o.Real != nil && l.Session > 0 {
-			where = fmt.Sprintf(" (session %d, group %d, environment: %s)", l.Session, l.Group, firstNonEmpty(l.Env, "not read"))
+			where = fmt.Sprintf(" (session %d, group %d, environment: %s", l.Session, l.Group, firstNonEmpty(l.Env, "not read"))
+			if l.Sessions != "" {
+				where += "; sessions: " + l.Sessions
+			}
+			where += ")"
 		}
 		left = append(left, fmt.Sprintf("pid %d%s: %s", l.PID, where, clip(strings.Join(l.Argv, " "), 300)))
 	}

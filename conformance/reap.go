@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -43,6 +44,11 @@ type Leftover struct {
 	// group): printed with a real CLI's leftovers, so that a process
 	// judged the adapter's says which mark it lacked.
 	Env string `json:"env,omitempty"`
+	// Sessions names the sessions a real CLI's process was judged against
+	// ("the CLI's 0, the runner's 0"; 0 is a session led from outside the
+	// pid namespace): printed with a real CLI's leftovers, so that a
+	// process judged the adapter's says which sessions it was not in.
+	Sessions string `json:"sessions,omitempty"`
 }
 
 // envRunMark marks every process started under one case: the runner puts
@@ -265,7 +271,11 @@ func findLeftovers(pgid int, mark string, since time.Time, fakes map[int][]strin
 			// launcher's CLI) is another process, as a fake launcher's is.
 			_, wrapped := fakes[st.ppid]
 			cli := wrapped && !tool && env.cli
-			out = append(out, Leftover{PID: pid, Argv: procArgv(pid), Tool: tool, CLI: cli, Session: st.sid, Group: st.pgrp, Env: env.String(read)})
+			l := Leftover{PID: pid, Argv: procArgv(pid), Tool: tool, CLI: cli, Session: st.sid, Group: st.pgrp, Env: env.String(read)}
+			if env.cli {
+				l.Sessions = sessionsSaid(cliSessions, selfSID)
+			}
+			out = append(out, l)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
@@ -483,6 +493,24 @@ func cliSessions(log []fakecli.Observation) map[int]bool {
 		}
 	}
 	return sessions
+}
+
+// sessionsSaid names the sessions a real CLI's process is judged
+// against: the CLIs' (from their start records) and the runner's.
+func sessionsSaid(cliSessions map[int]bool, selfSID int) string {
+	ids := make([]string, 0, len(cliSessions))
+	for _, id := range slices.Sorted(maps.Keys(cliSessions)) {
+		ids = append(ids, strconv.Itoa(id))
+	}
+	cli := "none"
+	if len(ids) > 0 {
+		cli = strings.Join(ids, ", ")
+	}
+	runner := "unknown"
+	if selfSID >= 0 {
+		runner = strconv.Itoa(selfSID)
+	}
+	return "the CLI's " + cli + "; the runner's " + runner
 }
 
 // realProcess tells the processes of a run on the real CLIs apart by the
