@@ -255,7 +255,7 @@ func TestRealToolSessionOutsideNamespace(t *testing.T) {
 // in no session of its own, so never a tool's.
 func TestRealProcessInvisibleSession(t *testing.T) {
 	env := envFacts{cli: true}
-	if _, tool := realProcess(procStatus{sid: 0}, env, 0, map[int]bool{77: true}); tool {
+	if _, tool := realProcess(procStatus{sid: 0}, env, 77, map[int]bool{77: true}); tool {
 		t.Error("a real CLI's process in a session read as 0 was judged a tool's")
 	}
 	if _, tool := realProcess(procStatus{sid: 4242}, env, 0, map[int]bool{0: true}); !tool {

@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentconform/agentconform/capture"
+	"github.com/agentconform/agentconform/capture/proctree"
 	"github.com/agentconform/agentconform/conformance"
 	"github.com/agentconform/agentconform/reports"
 )
@@ -45,7 +45,9 @@ func TestRealCodex(t *testing.T) {
 	// Where the runner stands, for a leftover's sessions: 0 is a session
 	// led from outside this pid namespace (a container's, a sandbox's).
 	ns, _ := os.Readlink("/proc/self/ns/pid")
-	t.Logf("runner: pid %d, session %d, pid namespace %s", os.Getpid(), runnerSession(), ns)
+	if self, err := proctree.Read(os.Getpid()); err == nil {
+		t.Logf("runner: pid %d, session %d, pid namespace %s", self.PID, self.SID, ns)
+	}
 	real := &conformance.RealCLIs{Binaries: map[string]*capture.Binary{"codex": bin}}
 	exe, err := os.Executable()
 	if err != nil {
@@ -124,23 +126,4 @@ func TestRealCodex(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runnerSession is this process's session as /proc says it (-1 when it
-// cannot be read).
-func runnerSession() int {
-	b, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return -1
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 4 {
-		return -1
-	}
-	sid, err := strconv.Atoi(f[3])
-	if err != nil {
-		return -1
-	}
-	return sid
 }
